@@ -1,0 +1,64 @@
+# SelfEval: `make run` serves the product with demo data, `make test` runs the whole suite.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+# A Python 3.13 interpreter, found explicitly: PYTHON=... overrides.
+PYTHON ?= $(shell for c in python3.13 $$HOME/.pyenv/versions/3.13*/bin/python3.13 /usr/local/bin/python3.13 /usr/bin/python3.13; do \
+	command -v $$c >/dev/null 2>&1 && $$c -c 'import sys; assert sys.version_info[:2] == (3, 13)' 2>/dev/null && { command -v $$c; break; }; done)
+VENV := .venv
+VPY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+DEV_STAMP := $(VENV)/.installed-dev
+DEMO_SESSIONS ?= 200
+DEMO_SEED ?= 1
+
+.PHONY: help run test lint bench check-python migrate demo worker clean
+
+help:
+	@echo "make run    - virtualenv, install, migrate, demo data and admin, serve on http://127.0.0.1:8000"
+	@echo "make test   - install test dependencies and run the whole suite (DATABASE_URL picks the database)"
+	@echo "make lint   - ruff"
+	@echo "make bench  - benchmarks under bench/ (needs PostgreSQL)"
+	@echo "make worker - a database task worker (TASKS_BACKEND=database)"
+
+check-python:
+	@if [ -z "$(PYTHON)" ]; then echo "error: Python 3.13 not found; install it (e.g. pyenv install 3.13) or pass PYTHON=/path/to/python3.13" >&2; exit 1; fi
+
+$(VPY): | check-python
+	$(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install --quiet --upgrade pip
+
+$(STAMP): requirements.txt | $(VPY)
+	$(VPY) -m pip install --quiet -r requirements.txt
+	@touch $@
+
+$(DEV_STAMP): requirements.txt requirements-dev.txt | $(VPY)
+	$(VPY) -m pip install --quiet -r requirements-dev.txt
+	@touch $@ $(STAMP)
+
+migrate: $(STAMP)
+	$(VPY) manage.py migrate --noinput
+
+demo: migrate
+	$(VPY) manage.py compilemessages --ignore '.venv' -v0 2>/dev/null || true
+	$(VPY) manage.py seed_demo --sessions $(DEMO_SESSIONS) --seed $(DEMO_SEED)
+	$(VPY) manage.py create_demo_users
+
+run: demo
+	$(VPY) manage.py runserver 127.0.0.1:8000
+
+worker: $(STAMP)
+	TASKS_BACKEND=database $(VPY) manage.py db_worker
+
+test: $(DEV_STAMP)
+	$(VPY) -m pytest $(PYTEST_ARGS)
+
+lint: $(DEV_STAMP)
+	$(VPY) -m ruff check .
+	$(VPY) -m ruff format --check .
+
+bench: $(DEV_STAMP)
+	$(VPY) bench/run_all.py
+
+clean:
+	rm -rf $(VENV) var/*.sqlite3*

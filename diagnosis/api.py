@@ -1,0 +1,81 @@
+"""Session ingestion and read API: thin views over `diagnosis.services` and `diagnosis.selectors`."""
+
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
+from rest_framework import mixins, status, viewsets
+from rest_framework.pagination import CursorPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from diagnosis import selectors
+from diagnosis.filters import SessionFilter
+from diagnosis.serializers import SessionDetailSerializer, SessionIngestSerializer, SessionSummarySerializer
+from diagnosis.services.ingestion import session_upsert
+from selfeval_site.api.authentication import AccessScope
+from selfeval_site.api.permissions import IsProjectClient, IsProjectClientOrStaff
+from selfeval_site.api.schema import ERROR_RESPONSES
+
+PROJECT_PARAMETER = OpenApiParameter(
+    "project", str, description="Staff only: the project slug when a sessionId exists in several projects."
+)
+
+
+class SessionCursorPagination(CursorPagination):
+    ordering = ("-created_at", "-id")
+    page_size = 50
+    page_size_query_param = "pageSize"
+    max_page_size = 200
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="List sessions", responses={200: SessionSummarySerializer(many=True), **ERROR_RESPONSES}
+    ),
+    retrieve=extend_schema(
+        summary="One session with steps, invocations and evidence",
+        parameters=[PROJECT_PARAMETER],
+        responses={200: SessionDetailSerializer, **ERROR_RESPONSES},
+    ),
+)
+class SessionViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
+    lookup_field = "session_id"
+    lookup_url_kwarg = "session_id"
+    lookup_value_regex = r"[^/]+"
+    filterset_class = SessionFilter
+    pagination_class = SessionCursorPagination
+    serializer_class = SessionSummarySerializer
+    throttle_scope = "ingestion"
+
+    def get_permissions(self):
+        if self.action == "create":
+            return [IsProjectClient()]
+        return [IsProjectClientOrStaff()]
+
+    def get_queryset(self):
+        return selectors.session_list(scope=AccessScope.from_request(self.request))
+
+    def retrieve(self, request: Request, session_id: str) -> Response:
+        session = selectors.session_with_children(
+            scope=AccessScope.from_request(request),
+            session_id=session_id,
+            project_slug=request.query_params.get("project"),
+        )
+        return Response(SessionDetailSerializer(session).data)
+
+    @extend_schema(
+        summary="Create or replace a session (idempotent upsert on sessionId)",
+        request=SessionIngestSerializer,
+        responses={
+            201: OpenApiResponse(SessionSummarySerializer, description="Created"),
+            200: OpenApiResponse(SessionSummarySerializer, description="Replaced"),
+            413: OpenApiResponse(description="Body over SELFEVAL_MAX_BODY_BYTES"),
+            **ERROR_RESPONSES,
+        },
+    )
+    def create(self, request: Request) -> Response:
+        serializer = SessionIngestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        result = session_upsert(project=request.auth.project, data=serializer.validated_data)
+        return Response(
+            SessionSummarySerializer(result.session).data,
+            status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK,
+        )

@@ -1,0 +1,42 @@
+import django_filters
+
+from diagnosis.models import (
+    AiOpsVerdict,
+    DiagnosisSession,
+    EvaluationState,
+    FailureAttribution,
+    Feedback,
+    SessionMode,
+    SessionStatus,
+    VerifierVerdict,
+)
+
+
+class SessionFilter(django_filters.FilterSet):
+    """Filters of `GET /api/sessions`; each one is backed by an index ending in created_at."""
+
+    mode = django_filters.ChoiceFilter(choices=SessionMode.choices)
+    status = django_filters.ChoiceFilter(choices=SessionStatus.choices)
+    feedback = django_filters.ChoiceFilter(choices=[*Feedback.choices, ("none", "none")], method="filter_feedback")
+    verifierVerdict = django_filters.ChoiceFilter(field_name="verifier_verdict", choices=VerifierVerdict.choices)
+    aiopsVerdict = django_filters.ChoiceFilter(field_name="aiops_verdict", choices=AiOpsVerdict.choices)
+    evaluationState = django_filters.ChoiceFilter(field_name="evaluation_state", choices=EvaluationState.choices)
+    failureAttribution = django_filters.ChoiceFilter(
+        field_name="failure_attribution", choices=FailureAttribution.choices
+    )
+    evidenceScoreMin = django_filters.NumberFilter(
+        field_name="evidence_score", lookup_expr="gte", min_value=0, max_value=100
+    )
+    evidenceScoreMax = django_filters.NumberFilter(
+        field_name="evidence_score", lookup_expr="lte", min_value=0, max_value=100
+    )
+    createdAfter = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="gte")
+    createdBefore = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="lt")
+    project = django_filters.CharFilter(field_name="project__slug")
+
+    class Meta:
+        model = DiagnosisSession
+        fields: list[str] = []
+
+    def filter_feedback(self, queryset, name, value):
+        return queryset.filter(feedback="" if value == "none" else value)

@@ -1,0 +1,361 @@
+"""Diagnosis records as the agent reports them, and what SelfEval concludes about them.
+
+A session belongs to a project; its steps, tool invocations and evidence refs are replaced as
+a whole when the agent re-posts it. `self_evaluation` is the layered JSON container of the seed
+and is written only by `diagnosis.services.merge`; the plain columns beside it mirror the values
+the admin and the APIs filter on, so filters never reach into JSON.
+"""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+from rest_framework_api_key.models import AbstractAPIKey, BaseAPIKeyManager
+
+NO_EVIDENCE_REF = "$.no_evidence"
+
+
+class Project(models.Model):
+    slug = models.SlugField(max_length=64, unique=True)
+    name = models.CharField(max_length=200)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["slug"]
+        verbose_name = _("project")
+        verbose_name_plural = _("projects")
+
+    def __str__(self) -> str:
+        return self.name or self.slug
+
+
+class ProjectAPIKeyManager(BaseAPIKeyManager):
+    def get_usable_keys(self) -> models.QuerySet:
+        # The project comes along: every authenticated request needs it.
+        return super().get_usable_keys().select_related("project")
+
+
+class ProjectAPIKey(AbstractAPIKey):
+    """A machine client's key; only its hash is stored (djangorestframework-api-key)."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="api_keys")
+
+    objects = ProjectAPIKeyManager()
+
+    class Meta(AbstractAPIKey.Meta):
+        verbose_name = _("project API key")
+        verbose_name_plural = _("project API keys")
+
+
+class SessionMode(models.TextChoices):
+    CHAT = "chat", _("Chat")
+    AIOPS = "aiops", _("AIOps")
+
+
+class SessionStatus(models.TextChoices):
+    RUNNING = "RUNNING", _("Running")
+    SUCCEEDED = "SUCCEEDED", _("Succeeded")
+    FAILED = "FAILED", _("Failed")
+
+
+class Feedback(models.TextChoices):
+    USEFUL = "useful", _("Useful")
+    NOT_USEFUL = "not_useful", _("Not useful")
+
+
+class VerifierVerdict(models.TextChoices):
+    PASS = "PASS", _("Pass")
+    LOW_CONFID = "LOW_CONFID", _("Low confidence")
+    REJECT = "REJECT", _("Reject")
+
+
+class AiOpsVerdict(models.TextChoices):
+    PASS = "PASS", _("Pass")
+    WARN = "WARN", _("Warn")
+    FAIL = "FAIL", _("Fail")
+
+
+class EvaluationState(models.TextChoices):
+    PENDING = "PENDING", _("Pending")
+    DONE = "DONE", _("Done")
+    PARTIAL = "PARTIAL", _("Partial (a producer failed)")
+    FAILED = "FAILED", _("Failed")
+
+
+class FailureAttribution(models.TextChoices):
+    NONE = "NONE", _("None")
+    RETRIEVAL_MISS = "RETRIEVAL_MISS", _("Retrieval miss")
+    TOOL_ERROR = "TOOL_ERROR", _("Tool error")
+    CITATION_FAILURE = "CITATION_FAILURE", _("Citation failure (gatekeeper)")
+    UNSUPPORTED_REASONING = "UNSUPPORTED_REASONING", _("Unsupported reasoning (verifier)")
+
+
+class DiagnosisSessionQuerySet(models.QuerySet):
+    def visible_in(self, scope) -> "DiagnosisSessionQuerySet":
+        """Restrict to what an `AccessScope` may see; the one place project scoping lives."""
+        if scope.all_projects:
+            return self
+        return self.filter(project_id=scope.project_id)
+
+
+class DiagnosisSession(models.Model):
+    # DO_NOTHING leaves the database's own foreign key to refuse deleting a project that has
+    # sessions, and lets the session's children cascade in the database (DB_CASCADE).
+    project = models.ForeignKey(Project, on_delete=models.DO_NOTHING, related_name="sessions")
+    session_id = models.CharField(_("session id"), max_length=128)
+    mode = models.CharField(max_length=8, choices=SessionMode.choices)
+    language = models.CharField(max_length=8, default="en", help_text=_("zh or en, detected from the query"))
+    query = models.TextField()
+    answer = models.TextField(blank=True)
+    status = models.CharField(max_length=16, choices=SessionStatus.choices)
+    alert = models.JSONField(null=True, blank=True)
+    alert_name = models.CharField(max_length=200, blank=True)
+    alert_service = models.CharField(max_length=200, blank=True)
+    active_alerts = models.JSONField(default=list, blank=True)
+    executor_output = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(_("created at"), db_index=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    ingested_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    # Fingerprint of the evidence refs (their SHA-256s); a new fingerprint starts a new verifier round.
+    evidence_fingerprint = models.CharField(max_length=64, blank=True)
+
+    feedback = models.CharField(max_length=16, choices=Feedback.choices, blank=True)
+
+    self_evaluation = models.JSONField(default=dict, blank=True)
+    evidence_score = models.SmallIntegerField(null=True, blank=True)
+    verifier_verdict = models.CharField(max_length=16, choices=VerifierVerdict.choices, blank=True)
+    groundedness_score = models.FloatField(null=True, blank=True)
+    aiops_verdict = models.CharField(max_length=8, choices=AiOpsVerdict.choices, blank=True)
+    failure_attribution = models.CharField(max_length=32, choices=FailureAttribution.choices, blank=True)
+    evaluation_state = models.CharField(max_length=8, choices=EvaluationState.choices, default=EvaluationState.PENDING)
+    evaluation_attempts = models.PositiveSmallIntegerField(default=0)
+    evaluation_error = models.TextField(blank=True)
+    evaluation_requested_at = models.DateTimeField(null=True, blank=True)
+    evaluated_at = models.DateTimeField(null=True, blank=True)
+
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+    review_judgement = models.CharField(max_length=16, blank=True)
+    # Derived by the database, so no code path can forget to keep the triage queue in sync.
+    needs_review = models.GeneratedField(
+        expression=models.Case(
+            models.When(
+                Q(reviewed_at__isnull=True)
+                & (
+                    Q(feedback="not_useful")
+                    | Q(verifier_verdict__in=["REJECT", "LOW_CONFID"])
+                    | Q(evaluation_state__in=["PARTIAL", "FAILED"])
+                ),
+                then=models.Value(True),
+            ),
+            default=models.Value(False),
+        ),
+        output_field=models.BooleanField(),
+        db_persist=True,
+    )
+
+    objects = DiagnosisSessionQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = _("diagnosis session")
+        verbose_name_plural = _("diagnosis sessions")
+        constraints = [
+            models.UniqueConstraint(fields=["project", "session_id"], name="session_unique_per_project"),
+            models.CheckConstraint(condition=Q(mode__in=SessionMode.values), name="session_mode_valid"),
+            models.CheckConstraint(condition=Q(status__in=SessionStatus.values), name="session_status_valid"),
+            models.CheckConstraint(condition=Q(feedback__in=[*Feedback.values, ""]), name="session_feedback_valid"),
+            models.CheckConstraint(
+                condition=Q(verifier_verdict__in=[*VerifierVerdict.values, ""]),
+                name="session_verifier_verdict_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(aiops_verdict__in=[*AiOpsVerdict.values, ""]), name="session_aiops_verdict_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(evidence_score__isnull=True) | Q(evidence_score__gte=0, evidence_score__lte=100),
+                name="session_evidence_score_range",
+            ),
+        ]
+        # Every filter of the API and the admin pairs with the default order (newest first),
+        # so each index ends with created_at: the filtered, sorted page is an index range scan.
+        indexes = [
+            models.Index(fields=["project", "-created_at"], name="session_project_created"),
+            models.Index(fields=["session_id"], name="session_sid"),
+            models.Index(fields=["mode", "-created_at"], name="session_mode_created"),
+            models.Index(fields=["status", "-created_at"], name="session_status_created"),
+            models.Index(fields=["feedback", "-created_at"], name="session_feedback_created"),
+            models.Index(fields=["verifier_verdict", "-created_at"], name="session_verdict_created"),
+            models.Index(fields=["aiops_verdict", "-created_at"], name="session_aiops_created"),
+            models.Index(fields=["evidence_score", "-created_at"], name="session_score_created"),
+            models.Index(fields=["evaluation_state", "-created_at"], name="session_evalstate_created"),
+            models.Index(fields=["failure_attribution", "-created_at"], name="session_attribution_created"),
+            models.Index(fields=["alert_service", "-created_at"], name="session_alertsvc_created"),
+            models.Index(fields=["language", "-created_at"], name="session_language_created"),
+            models.Index(fields=["needs_review", "created_at"], name="session_triage_queue"),
+        ]
+
+    def __str__(self) -> str:
+        return self.session_id
+
+
+class DiagnosisStep(models.Model):
+    session = models.ForeignKey(DiagnosisSession, on_delete=models.DB_CASCADE, related_name="steps")
+    index = models.PositiveIntegerField()
+    name = models.CharField(max_length=200)
+    status = models.CharField(max_length=16, choices=SessionStatus.choices)
+    detail = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["session", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["session", "index"], name="step_unique_index"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.index}. {self.name}"
+
+
+class InvocationStatus(models.TextChoices):
+    SUCCESS = "SUCCESS", _("Success")
+    FAILED = "FAILED", _("Failed")
+
+
+class MatchLevel(models.TextChoices):
+    L0 = "L0", _("L0 exact")
+    L1 = "L1", _("L1 semantic")
+    NONE = "NONE", _("No hit")
+
+
+class ToolInvocation(models.Model):
+    session = models.ForeignKey(DiagnosisSession, on_delete=models.DB_CASCADE, related_name="invocations")
+    position = models.PositiveIntegerField(help_text=_("order in which the agent reported the call"))
+    invocation_id = models.CharField(max_length=128)
+    step_index = models.PositiveIntegerField(null=True, blank=True)
+    tool_name = models.CharField(max_length=200, db_index=True)
+    status = models.CharField(max_length=16, choices=InvocationStatus.choices)
+    arguments = models.JSONField(default=dict, blank=True)
+    output = models.JSONField(null=True, blank=True, help_text=_("raw tool output: text or JSON"))
+    error = models.TextField(blank=True)
+    latency_ms = models.PositiveIntegerField(null=True, blank=True)
+    # Blank when the call is not a retrieval call (it carried no retrievalDetails).
+    match_level = models.CharField(max_length=8, choices=MatchLevel.choices, blank=True)
+
+    class Meta:
+        ordering = ["session", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["session", "invocation_id"], name="invocation_unique_id"),
+            models.UniqueConstraint(fields=["session", "position"], name="invocation_unique_position"),
+            models.CheckConstraint(condition=Q(status__in=InvocationStatus.values), name="invocation_status_valid"),
+            models.CheckConstraint(
+                condition=Q(match_level__in=[*MatchLevel.values, ""]), name="invocation_match_level_valid"
+            ),
+        ]
+
+    @property
+    def is_retrieval(self) -> bool:
+        return bool(self.match_level)
+
+    def __str__(self) -> str:
+        return f"{self.invocation_id} {self.tool_name}"
+
+
+class EvidenceRef(models.Model):
+    """One retrieved chunk. `content_sha256` proves later that the judged evidence is unchanged."""
+
+    session = models.ForeignKey(DiagnosisSession, on_delete=models.DB_CASCADE, related_name="evidence_refs")
+    invocation = models.ForeignKey(ToolInvocation, on_delete=models.DB_CASCADE, related_name="evidence_refs")
+    position = models.PositiveIntegerField()
+    ref_id = models.CharField(max_length=200)
+    source = models.CharField(max_length=500, blank=True)
+    content = models.TextField()
+    content_sha256 = models.CharField(max_length=64)
+
+    class Meta:
+        ordering = ["invocation", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["session", "ref_id"], name="evidence_ref_unique_per_session"),
+        ]
+        indexes = [models.Index(fields=["ref_id"], name="evidence_ref_refid")]
+
+    def __str__(self) -> str:
+        return self.ref_id
+
+
+class ClaimVerdict(models.TextChoices):
+    SUPPORTED = "SUPPORTED", _("Supported")
+    UNSUPPORTED = "UNSUPPORTED", _("Unsupported")
+    CONTRADICTED = "CONTRADICTED", _("Contradicted")
+    NO_EVIDENCE = "NO_EVIDENCE", _("No evidence")
+
+
+class ClaimCheck(models.Model):
+    """One claim's verdict in one verifier round, queryable without opening the JSON."""
+
+    session = models.ForeignKey(DiagnosisSession, on_delete=models.DB_CASCADE, related_name="claim_checks")
+    round = models.PositiveIntegerField()
+    claim_id = models.CharField(max_length=128)
+    text = models.TextField()
+    critical = models.BooleanField(default=False)
+    verdict = models.CharField(max_length=16, choices=ClaimVerdict.choices)
+    judge = models.CharField(max_length=64)
+    rationale = models.TextField(blank=True)
+    facts = models.JSONField(default=list, blank=True)
+    bindings = models.JSONField(default=list, blank=True, help_text=_("gatekeeper status per evidence binding"))
+    service = models.CharField(max_length=200, blank=True, help_text=_("service the claim is about"))
+    checked_refs = models.ManyToManyField(EvidenceRef, through="ClaimCheckRef", blank=True, related_name="claim_checks")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["session", "round", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["session", "round", "claim_id"], name="claim_check_unique"),
+            models.CheckConstraint(condition=Q(verdict__in=ClaimVerdict.values), name="claim_check_verdict_valid"),
+        ]
+        indexes = [
+            models.Index(fields=["verdict", "service", "-created_at"], name="claim_verdict_service"),
+            models.Index(fields=["verdict", "-created_at"], name="claim_verdict_created"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.claim_id}: {self.verdict}"
+
+
+class ClaimCheckRef(models.Model):
+    """Which refs a claim check looked at; goes with the ref when a re-ingestion replaces it."""
+
+    claim_check = models.ForeignKey(ClaimCheck, on_delete=models.DB_CASCADE)
+    evidence_ref = models.ForeignKey(EvidenceRef, on_delete=models.DB_CASCADE)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["claim_check", "evidence_ref"], name="claim_check_ref_unique"),
+        ]
+
+
+class ReviewJudgement(models.TextChoices):
+    CORRECT = "correct", _("Correct")
+    PARTLY_CORRECT = "partly_correct", _("Partly correct")
+    WRONG = "wrong", _("Wrong")
+
+
+class SessionReview(models.Model):
+    """A reviewer's own judgement of the answer and of the verifier's verdict."""
+
+    session = models.ForeignKey(DiagnosisSession, on_delete=models.CASCADE, related_name="reviews")
+    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    judgement = models.CharField(max_length=16, choices=ReviewJudgement.choices)
+    verifier_was_right = models.BooleanField(null=True, blank=True)
+    verifier_verdict = models.CharField(max_length=16, blank=True, help_text=_("verdict at review time"))
+    notes = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(condition=Q(judgement__in=ReviewJudgement.values), name="review_judgement_valid"),
+        ]
+        indexes = [models.Index(fields=["session", "-created_at"], name="review_session_created")]
+
+    def __str__(self) -> str:
+        return f"{self.session_id}: {self.judgement}"

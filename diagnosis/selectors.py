@@ -1,0 +1,47 @@
+"""Reads of diagnosis data, already scoped to what the caller may see."""
+
+from django.db.models import Prefetch, QuerySet
+from django.http import Http404
+
+from diagnosis.models import DiagnosisSession, EvidenceRef, ToolInvocation
+from selfeval_site.api.authentication import AccessScope
+
+
+def session_list(*, scope: AccessScope) -> QuerySet[DiagnosisSession]:
+    return (
+        DiagnosisSession.objects.visible_in(scope)
+        .select_related("project")
+        .defer("answer", "alert", "active_alerts", "executor_output", "self_evaluation")
+    )
+
+
+def session_get(*, scope: AccessScope, session_id: str, project_slug: str | None = None) -> DiagnosisSession:
+    """The session with this external id that the caller may see, or 404.
+
+    A machine client's key pins the project; staff may pass `project_slug` to choose between
+    projects that use the same sessionId. Another project's session is a 404, never a 403.
+    """
+    sessions = DiagnosisSession.objects.visible_in(scope).filter(session_id=session_id).select_related("project")
+    if project_slug:
+        sessions = sessions.filter(project__slug=project_slug)
+    found = list(sessions[:2])
+    if len(found) != 1:
+        raise Http404(
+            f"Session {session_id!r} not found"
+            if not found
+            else f"Session {session_id!r} exists in several projects; pass project"
+        )
+    return found[0]
+
+
+def session_with_children(*, scope: AccessScope, session_id: str, project_slug: str | None = None) -> DiagnosisSession:
+    """`session_get` plus steps, invocations and their refs in a fixed number of queries."""
+    session = session_get(scope=scope, session_id=session_id, project_slug=project_slug)
+    invocations = ToolInvocation.objects.filter(session=session).prefetch_related(
+        Prefetch("evidence_refs", queryset=EvidenceRef.objects.order_by("position"))
+    )
+    session._prefetched_objects_cache = {
+        "steps": session.steps.all(),
+        "invocations": invocations,
+    }
+    return session

@@ -1,0 +1,230 @@
+"""Input and output shapes of the session API (camelCase, as the seed's `sessionId`)."""
+
+from typing import Any
+
+from rest_framework import serializers
+
+from diagnosis.models import (
+    NO_EVIDENCE_REF,
+    DiagnosisSession,
+    InvocationStatus,
+    MatchLevel,
+    SessionMode,
+    SessionStatus,
+)
+from selfeval_site.api.fields import StrictCharField, StrictRegexField
+
+MAX_STEPS = 500
+MAX_INVOCATIONS = 1000
+MAX_REFS_PER_INVOCATION = 200
+
+
+class AlertSerializer(serializers.Serializer):
+    name = StrictCharField(max_length=200)
+    service = StrictCharField(max_length=200, required=False, allow_blank=True, default="")
+    severity = StrictCharField(max_length=32, required=False, allow_blank=True, default="")
+    labels = serializers.DictField(required=False, default=dict)
+    startsAt = StrictCharField(max_length=64, required=False, allow_blank=True, allow_null=True)
+
+
+class ActiveAlertSerializer(serializers.Serializer):
+    name = StrictCharField(max_length=200)
+    service = StrictCharField(max_length=200, required=False, allow_blank=True, default="")
+    severity = StrictCharField(max_length=32, required=False, allow_blank=True, default="")
+    labels = serializers.DictField(required=False, default=dict)
+
+
+class StepInputSerializer(serializers.Serializer):
+    index = serializers.IntegerField(min_value=0)
+    name = StrictCharField(max_length=200)
+    status = serializers.ChoiceField(choices=SessionStatus.choices)
+    detail = serializers.DictField(required=False, default=dict)
+
+
+class EvidenceRefInputSerializer(serializers.Serializer):
+    refId = StrictCharField(max_length=200)
+    source = StrictCharField(max_length=500, required=False, allow_blank=True, default="")
+    content = StrictCharField(allow_blank=True, trim_whitespace=False)
+
+    def validate_refId(self, value: str) -> str:
+        if value == NO_EVIDENCE_REF:
+            raise serializers.ValidationError(f"{NO_EVIDENCE_REF} is reserved for claims without evidence.")
+        return value
+
+
+class RetrievalDetailsSerializer(serializers.Serializer):
+    matchLevel = serializers.ChoiceField(choices=MatchLevel.choices)
+    evidenceRefs = serializers.ListField(
+        child=EvidenceRefInputSerializer(), required=False, default=list, max_length=MAX_REFS_PER_INVOCATION
+    )
+
+
+class AnyJSONField(serializers.JSONField):
+    """Raw tool output: a string or any JSON value."""
+
+
+class ToolInvocationInputSerializer(serializers.Serializer):
+    invocationId = StrictCharField(max_length=128)
+    stepIndex = serializers.IntegerField(min_value=0, required=False, allow_null=True, default=None)
+    toolName = StrictCharField(max_length=200)
+    status = serializers.ChoiceField(choices=InvocationStatus.choices)
+    arguments = serializers.DictField(required=False, default=dict)
+    output = AnyJSONField(required=False, allow_null=True, default=None)
+    error = StrictCharField(required=False, allow_null=True, allow_blank=True, default=None)
+    latencyMs = serializers.IntegerField(min_value=0, max_value=86_400_000, required=False, allow_null=True)
+    retrievalDetails = RetrievalDetailsSerializer(required=False, allow_null=True, default=None)
+
+
+class SessionIngestSerializer(serializers.Serializer):
+    """`POST /api/sessions`: the whole session as the agent recorded it."""
+
+    sessionId = StrictRegexField(r"^\S+$", max_length=128)
+    mode = serializers.ChoiceField(choices=SessionMode.choices)
+    query = StrictCharField(max_length=20_000)
+    answer = StrictCharField(required=False, allow_blank=True, default="", max_length=200_000)
+    status = serializers.ChoiceField(choices=SessionStatus.choices)
+    createdAt = serializers.DateTimeField(required=False, allow_null=True, default=None)
+    finishedAt = serializers.DateTimeField(required=False, allow_null=True, default=None)
+    alert = AlertSerializer(required=False, allow_null=True, default=None)
+    activeAlerts = serializers.ListField(child=ActiveAlertSerializer(), required=False, default=list, max_length=200)
+    steps = serializers.ListField(child=StepInputSerializer(), required=False, default=list, max_length=MAX_STEPS)
+    toolInvocations = serializers.ListField(
+        child=ToolInvocationInputSerializer(), required=False, default=list, max_length=MAX_INVOCATIONS
+    )
+    executorOutput = serializers.DictField(required=False, allow_null=True, default=None)
+    selfEvaluation = serializers.DictField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Legacy self_evaluation JSON only; root-level keys are migrated into layers.",
+    )
+
+    def validate_steps(self, steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        _reject_duplicates([step["index"] for step in steps], "step index")
+        return steps
+
+    def validate_toolInvocations(self, invocations: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        _reject_duplicates([inv["invocationId"] for inv in invocations], "invocationId")
+        ref_ids = [
+            ref["refId"]
+            for inv in invocations
+            if inv.get("retrievalDetails")
+            for ref in inv["retrievalDetails"]["evidenceRefs"]
+        ]
+        _reject_duplicates(ref_ids, "refId")
+        return invocations
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        created, finished = attrs.get("createdAt"), attrs.get("finishedAt")
+        if created and finished and finished < created:
+            raise serializers.ValidationError({"finishedAt": "Must not be earlier than createdAt."})
+        step_indexes = {step["index"] for step in attrs["steps"]}
+        if step_indexes:
+            for position, inv in enumerate(attrs["toolInvocations"]):
+                if inv["stepIndex"] is not None and inv["stepIndex"] not in step_indexes:
+                    raise serializers.ValidationError(
+                        {"toolInvocations": {position: {"stepIndex": f"No step has index {inv['stepIndex']}."}}}
+                    )
+        return attrs
+
+
+def _reject_duplicates(values: list[Any], label: str) -> None:
+    seen: set[Any] = set()
+    duplicates = sorted({str(v) for v in values if v in seen or seen.add(v)})
+    if duplicates:
+        raise serializers.ValidationError(f"Duplicate {label}: {', '.join(duplicates[:10])}")
+
+
+class SessionSummarySerializer(serializers.ModelSerializer):
+    """A row of `GET /api/sessions`."""
+
+    sessionId = serializers.CharField(source="session_id")
+    project = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    createdAt = serializers.DateTimeField(source="created_at")
+    finishedAt = serializers.DateTimeField(source="finished_at")
+    evidenceScore = serializers.IntegerField(source="evidence_score", allow_null=True)
+    verifierVerdict = serializers.CharField(source="verifier_verdict")
+    groundednessScore = serializers.FloatField(source="groundedness_score", allow_null=True)
+    aiopsVerdict = serializers.CharField(source="aiops_verdict")
+    failureAttribution = serializers.CharField(source="failure_attribution")
+    evaluationState = serializers.CharField(source="evaluation_state")
+
+    class Meta:
+        model = DiagnosisSession
+        fields = [
+            "sessionId",
+            "project",
+            "mode",
+            "language",
+            "query",
+            "status",
+            "feedback",
+            "createdAt",
+            "finishedAt",
+            "evidenceScore",
+            "verifierVerdict",
+            "groundednessScore",
+            "aiopsVerdict",
+            "failureAttribution",
+            "evaluationState",
+        ]
+        read_only_fields = fields
+
+
+class StepSerializer(serializers.Serializer):
+    index = serializers.IntegerField()
+    name = serializers.CharField()
+    status = serializers.CharField()
+    detail = serializers.DictField()
+
+
+class EvidenceRefSerializer(serializers.Serializer):
+    refId = serializers.CharField(source="ref_id")
+    source = serializers.CharField()
+    content = serializers.CharField()
+    contentSha256 = serializers.CharField(source="content_sha256")
+
+
+class ToolInvocationSerializer(serializers.Serializer):
+    invocationId = serializers.CharField(source="invocation_id")
+    stepIndex = serializers.IntegerField(source="step_index", allow_null=True)
+    toolName = serializers.CharField(source="tool_name")
+    status = serializers.CharField()
+    arguments = serializers.DictField()
+    output = serializers.JSONField()
+    error = serializers.CharField(allow_null=True)
+    latencyMs = serializers.IntegerField(source="latency_ms", allow_null=True)
+    retrievalDetails = serializers.SerializerMethodField()
+
+    def get_retrievalDetails(self, invocation: Any) -> dict[str, Any] | None:
+        if not invocation.match_level:
+            return None
+        return {
+            "matchLevel": invocation.match_level,
+            "evidenceRefs": EvidenceRefSerializer(invocation.evidence_refs.all(), many=True).data,
+        }
+
+
+class SessionDetailSerializer(SessionSummarySerializer):
+    """`GET /api/sessions/<sessionId>`: the session as stored, with its self_evaluation."""
+
+    answer = serializers.CharField()
+    alert = serializers.JSONField()
+    activeAlerts = serializers.JSONField(source="active_alerts")
+    executorOutput = serializers.JSONField(source="executor_output")
+    selfEvaluation = serializers.JSONField(source="self_evaluation")
+    steps = StepSerializer(many=True)
+    toolInvocations = ToolInvocationSerializer(source="invocations", many=True)
+
+    class Meta(SessionSummarySerializer.Meta):
+        fields = [
+            *SessionSummarySerializer.Meta.fields,
+            "answer",
+            "alert",
+            "activeAlerts",
+            "executorOutput",
+            "selfEvaluation",
+            "steps",
+            "toolInvocations",
+        ]
+        read_only_fields = fields

@@ -1,0 +1,80 @@
+"""One error type for the application and one envelope for every API error.
+
+Every error body is `{"error": {"code": ..., "message": ..., "fields": {...}}}`; `fields` maps
+each invalid input field (camelCase, dotted for nested items) to its messages.
+"""
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+
+class ApplicationError(Exception):
+    """A business rule refused the request; carries the HTTP status and a stable code."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str = "invalid",
+        status_code: int = status.HTTP_400_BAD_REQUEST,
+        fields: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.status_code = status_code
+        self.fields = fields or {}
+
+
+def _flatten_field_errors(detail: Any, prefix: str = "") -> dict[str, list[str]]:
+    """Turn DRF's nested ValidationError detail into {"toolInvocations.2.status": [...]}."""
+    flat: dict[str, list[str]] = {}
+    if isinstance(detail, dict):
+        for key, value in detail.items():
+            name = f"{prefix}.{key}" if prefix else str(key)
+            flat.update(_flatten_field_errors(value, name))
+    elif isinstance(detail, list):
+        if all(not isinstance(item, (dict, list)) for item in detail):
+            flat[prefix or "non_field_errors"] = [str(item) for item in detail]
+        else:
+            for index, item in enumerate(detail):
+                if item:
+                    flat.update(_flatten_field_errors(item, f"{prefix}.{index}" if prefix else str(index)))
+    else:
+        flat[prefix or "non_field_errors"] = [str(detail)]
+    return flat
+
+
+def error_body(code: str, message: str, fields: dict[str, Any] | None = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"code": code, "message": message}
+    if fields:
+        body["fields"] = fields
+    return {"error": body}
+
+
+def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, ApplicationError):
+        return Response(error_body(exc.code, exc.message, exc.fields), status=exc.status_code)
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound(str(exc) or "Not found.")
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied()
+
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    if isinstance(exc, exceptions.ValidationError):
+        fields = _flatten_field_errors(exc.detail)
+        names = ", ".join(sorted(fields))
+        response.data = error_body("invalid", f"Invalid input: {names}", fields)
+    elif isinstance(exc, exceptions.APIException):
+        detail = exc.detail
+        message = str(detail) if not isinstance(detail, (dict, list)) else str(detail)
+        code = exc.get_codes() if isinstance(exc.get_codes(), str) else exc.default_code
+        response.data = error_body(code, message)
+    return response

@@ -1,0 +1,18 @@
+"""Test settings: whatever DATABASE_URL says (SQLite by default), tasks run in process."""
+
+import os
+
+os.environ.setdefault("TASKS_BACKEND", "immediate")
+
+from .base import *  # noqa: E402,F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
+    # Tests use an in-memory database of their own, never the development file.
+    DATABASES["default"]["NAME"] = ":memory:"  # noqa: F405
+    DATABASES["default"]["TEST"] = {"NAME": ":memory:"}  # noqa: F405
+    DATABASES["default"]["OPTIONS"] = {}  # noqa: F405
+# Throttles are exercised explicitly by their own tests.
+REST_FRAMEWORK = {**REST_FRAMEWORK}  # noqa: F405
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+LANGUAGE_CODE = "en"

@@ -1,0 +1,80 @@
+"""Standard actors shared by every test: two projects with keys, staff users with roles, an outsider."""
+
+import pytest
+from django.db import connection
+from rest_framework.test import APIClient
+
+from tests.factories import ProjectFactory, UserFactory, make_api_key
+
+
+@pytest.fixture
+def project(db):
+    return ProjectFactory(slug="acme-chat", name="ACME chat agent")
+
+
+@pytest.fixture
+def other_project(db):
+    return ProjectFactory(slug="acme-aiops", name="ACME AIOps agent")
+
+
+@pytest.fixture
+def api_key(project) -> str:
+    return make_api_key(project)
+
+
+@pytest.fixture
+def other_api_key(other_project) -> str:
+    return make_api_key(other_project, name="other-agent")
+
+
+@pytest.fixture
+def client_for():
+    """An API client authenticated with the given plain API key."""
+
+    def build(key: str | None) -> APIClient:
+        client = APIClient()
+        if key:
+            client.credentials(HTTP_AUTHORIZATION=f"Api-Key {key}")
+        return client
+
+    return build
+
+
+@pytest.fixture
+def api(client_for, api_key) -> APIClient:
+    return client_for(api_key)
+
+
+@pytest.fixture
+def other_api(client_for, other_api_key) -> APIClient:
+    return client_for(other_api_key)
+
+
+@pytest.fixture
+def anonymous() -> APIClient:
+    return APIClient()
+
+
+@pytest.fixture
+def superuser(db):
+    return UserFactory(username="alice", is_superuser=True)
+
+
+@pytest.fixture
+def staff_api(superuser) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(superuser)
+    return client
+
+
+@pytest.fixture
+def outsider(db):
+    """A logged-in user who is not staff: may not use the admin nor the staff API."""
+    return UserFactory(username="charlie", is_staff=False)
+
+
+def pytest_collection_modifyitems(config, items):
+    skip = pytest.mark.skip(reason="needs PostgreSQL: run with DATABASE_URL=postgres://...")
+    for item in items:
+        if "postgres" in item.keywords and connection.vendor != "postgresql":
+            item.add_marker(skip)
