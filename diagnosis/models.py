@@ -252,12 +252,12 @@ class ToolInvocation(models.Model):
             ),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.invocation_id} {self.tool_name}"
+
     @property
     def is_retrieval(self) -> bool:
         return bool(self.match_level)
-
-    def __str__(self) -> str:
-        return f"{self.invocation_id} {self.tool_name}"
 
 
 class EvidenceRef(models.Model):
@@ -331,6 +331,9 @@ class ClaimCheckRef(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["claim_check", "evidence_ref"], name="claim_check_ref_unique"),
         ]
+
+    def __str__(self) -> str:
+        return f"{self.claim_check_id} -> {self.evidence_ref_id}"
 
 
 class ReviewJudgement(models.TextChoices):
