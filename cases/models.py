@@ -1,1 +1,176 @@
+"""The curated case library (useful answers, approved by staff) and bad cases (triaged by reviewers)."""
 
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from diagnosis.models import DiagnosisSession, Project
+
+
+class FaultCategory(models.TextChoices):
+    """Documented taxonomy of fault categories extracted from answers (see cases/services/extraction.py)."""
+
+    NETWORK = "NETWORK", _("Network")
+    DATABASE = "DATABASE", _("Database")
+    MEMORY = "MEMORY", _("Memory")
+    CPU = "CPU", _("CPU")
+    DISK = "DISK", _("Disk")
+    CONFIG = "CONFIG", _("Configuration")
+    DEPLOYMENT = "DEPLOYMENT", _("Deployment")
+    DEPENDENCY = "DEPENDENCY", _("Dependency")
+    PERMISSION = "PERMISSION", _("Permission")
+    TIMEOUT = "TIMEOUT", _("Timeout")
+    GENERAL = "GENERAL", _("General")
+
+
+class CaseSourceType(models.TextChoices):
+    AUTO = "AUTO", _("Automatic (useful feedback)")
+    MANUAL = "MANUAL", _("Manual")
+
+
+class CaseStatus(models.TextChoices):
+    PENDING = "pending", _("Pending review")
+    APPROVED = "approved", _("Approved")
+    REJECTED = "rejected", _("Rejected")
+
+
+class Case(models.Model):
+    """A case-library entry (the seed's case_library); `id` is the public caseId."""
+
+    id = models.UUIDField(_("case id"), primary_key=True, default=uuid.uuid4, editable=False)
+    project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="cases")
+    session = models.ForeignKey(
+        DiagnosisSession, on_delete=models.SET_NULL, null=True, blank=True, related_name="cases"
+    )
+    diagnosis_id = models.CharField(_("diagnosis id"), max_length=128, blank=True, help_text=_("the session's sessionId"))
+    source_type = models.CharField(max_length=8, choices=CaseSourceType.choices, default=CaseSourceType.AUTO)
+    fault_category = models.CharField(max_length=16, choices=FaultCategory.choices, default=FaultCategory.GENERAL)
+    title = models.CharField(max_length=100)
+    query = models.TextField(blank=True)
+    root_cause = models.TextField(blank=True)
+    solution = models.TextField(blank=True)
+    error_code = models.CharField(max_length=100, blank=True)
+    service = models.CharField(max_length=200, blank=True)
+    created_by = models.CharField(max_length=150, default="system")
+    status = models.CharField(max_length=16, choices=CaseStatus.choices, default=CaseStatus.PENDING)
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+    review_note = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = _("case")
+        verbose_name_plural = _("case library")
+        permissions = [("approve_case", "Can approve or reject cases")]
+        constraints = [
+            # One case per session, also under concurrent `useful` feedback.
+            models.UniqueConstraint(fields=["session"], condition=Q(session__isnull=False), name="case_one_per_session"),
+            models.CheckConstraint(condition=Q(status__in=CaseStatus.values), name="case_status_valid"),
+            models.CheckConstraint(condition=Q(source_type__in=CaseSourceType.values), name="case_source_valid"),
+            models.CheckConstraint(condition=Q(fault_category__in=FaultCategory.values), name="case_category_valid"),
+        ]
+        indexes = [
+            models.Index(fields=["status", "-created_at"], name="case_status_created"),
+            models.Index(fields=["fault_category", "-created_at"], name="case_category_created"),
+            models.Index(fields=["service", "-created_at"], name="case_service_created"),
+            models.Index(fields=["error_code", "-created_at"], name="case_errorcode_created"),
+            models.Index(fields=["source_type", "-created_at"], name="case_source_created"),
+            models.Index(fields=["project", "-created_at"], name="case_project_created"),
+            models.Index(fields=["diagnosis_id"], name="case_diagnosis_id"),
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class CaseRevision(models.Model):
+    """Who changed a case, when, and what (field -> [old, new])."""
+
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="revisions")
+    editor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    action = models.CharField(max_length=16)  # create, edit, approve, reject
+    changes = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["case", "-created_at"], name="caserev_case_created")]
+
+    def __str__(self) -> str:
+        return f"{self.case_id} {self.action}"
+
+
+class BadCaseStatus(models.TextChoices):
+    OPEN = "open", _("Open")
+    TRIAGED = "triaged", _("Triaged")
+    FIXED = "fixed", _("Fixed")
+    WONT_FIX = "wont_fix", _("Won't fix")
+
+
+OPEN_BAD_CASE_STATUSES = [BadCaseStatus.OPEN, BadCaseStatus.TRIAGED]
+
+
+class BadCaseCategory(models.TextChoices):
+    HALLUCINATION = "hallucination", _("Hallucination")
+    MISSING_EVIDENCE = "missing_evidence", _("Missing evidence")
+    WRONG_ROOT_CAUSE = "wrong_root_cause", _("Wrong root cause")
+    INCOMPLETE = "incomplete", _("Incomplete")
+    OTHER = "other", _("Other")
+
+
+class BadCaseSource(models.TextChoices):
+    FEEDBACK = "feedback", _("User feedback (not useful)")
+    VERIFIER = "verifier", _("Verifier REJECT")
+    REVIEWER = "reviewer", _("Reviewer")
+
+
+class BadCase(models.Model):
+    """A session that needs fixing. Never written back into prompts automatically."""
+
+    session = models.ForeignKey(DiagnosisSession, on_delete=models.CASCADE, related_name="bad_cases")
+    project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="bad_cases")
+    source = models.CharField(max_length=16, choices=BadCaseSource.choices)
+    status = models.CharField(max_length=16, choices=BadCaseStatus.choices, default=BadCaseStatus.OPEN)
+    category = models.CharField(max_length=32, choices=BadCaseCategory.choices, blank=True)
+    assignee = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="assigned_bad_cases"
+    )
+    notes = models.TextField(blank=True)
+    verifier_verdict = models.CharField(max_length=16, blank=True, help_text=_("verifier verdict when opened"))
+    feedback_count = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    closed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = _("bad case")
+        verbose_name_plural = _("bad cases")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["session"],
+                condition=Q(status__in=["open", "triaged"]),
+                name="bad_case_one_open_per_session",
+            ),
+            models.CheckConstraint(condition=Q(status__in=BadCaseStatus.values), name="bad_case_status_valid"),
+            models.CheckConstraint(
+                condition=Q(category__in=[*BadCaseCategory.values, ""]), name="bad_case_category_valid"
+            ),
+            models.CheckConstraint(condition=Q(source__in=BadCaseSource.values), name="bad_case_source_valid"),
+        ]
+        indexes = [
+            models.Index(fields=["status", "-created_at"], name="badcase_status_created"),
+            models.Index(fields=["category", "-created_at"], name="badcase_category_created"),
+            models.Index(fields=["assignee", "status"], name="badcase_assignee_status"),
+            models.Index(fields=["source", "-created_at"], name="badcase_source_created"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Bad case {self.pk} ({self.session_id})"

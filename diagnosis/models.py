@@ -160,6 +160,10 @@ class DiagnosisSession(models.Model):
         ordering = ["-created_at", "-id"]
         verbose_name = _("diagnosis session")
         verbose_name_plural = _("diagnosis sessions")
+        permissions = [
+            ("review_session", "Can mark sessions reviewed"),
+            ("reevaluate_session", "Can re-run the evaluation of sessions"),
+        ]
         constraints = [
             models.UniqueConstraint(fields=["project", "session_id"], name="session_unique_per_project"),
             models.CheckConstraint(condition=Q(mode__in=SessionMode.values), name="session_mode_valid"),

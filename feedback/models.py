@@ -1,1 +1,59 @@
+"""User feedback on answers: every submission is kept; the session's `feedback` holds the latest."""
 
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from diagnosis.models import DiagnosisSession, Feedback, ProjectAPIKey
+
+
+class FeedbackClient(models.TextChoices):
+    API_KEY = "api_key", _("Project API key")
+    ADMIN = "admin", _("Admin session")
+    TOKEN = "token", _("End-user feedback token")
+
+
+class FeedbackEvent(models.Model):
+    session = models.ForeignKey(DiagnosisSession, on_delete=models.CASCADE, related_name="feedback_events")
+    value = models.CharField(max_length=16, choices=Feedback.choices)
+    comment = models.TextField(blank=True)
+    reviewer = models.CharField(max_length=150, blank=True, help_text=_("who the client says gave the feedback"))
+    client = models.CharField(max_length=16, choices=FeedbackClient.choices)
+    api_key = models.ForeignKey(ProjectAPIKey, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    end_user_id = models.CharField(max_length=128, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = _("feedback event")
+        verbose_name_plural = _("feedback events")
+        constraints = [
+            models.CheckConstraint(condition=Q(value__in=Feedback.values), name="feedback_event_value_valid"),
+            models.CheckConstraint(condition=Q(client__in=FeedbackClient.values), name="feedback_event_client_valid"),
+        ]
+        indexes = [
+            models.Index(fields=["session", "-created_at"], name="fbevent_session_created"),
+            models.Index(fields=["value", "-created_at"], name="fbevent_value_created"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.session_id}: {self.value}"
+
+
+class EndUserVote(models.Model):
+    """One vote per end user per session; a new vote replaces the previous one (history stays in events)."""
+
+    session = models.ForeignKey(DiagnosisSession, on_delete=models.CASCADE, related_name="end_user_votes")
+    end_user_id = models.CharField(max_length=128)
+    value = models.CharField(max_length=16, choices=Feedback.choices)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["session", "end_user_id"], name="one_vote_per_end_user"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.session_id}/{self.end_user_id}: {self.value}"
