@@ -45,7 +45,9 @@ class Case(models.Model):
     session = models.ForeignKey(
         DiagnosisSession, on_delete=models.SET_NULL, null=True, blank=True, related_name="cases"
     )
-    diagnosis_id = models.CharField(_("diagnosis id"), max_length=128, blank=True, help_text=_("the session's sessionId"))
+    diagnosis_id = models.CharField(
+        _("diagnosis id"), max_length=128, blank=True, help_text=_("the session's sessionId")
+    )
     source_type = models.CharField(max_length=8, choices=CaseSourceType.choices, default=CaseSourceType.AUTO)
     fault_category = models.CharField(max_length=16, choices=FaultCategory.choices, default=FaultCategory.GENERAL)
     title = models.CharField(max_length=100)
@@ -71,7 +73,9 @@ class Case(models.Model):
         permissions = [("approve_case", "Can approve or reject cases")]
         constraints = [
             # One case per session, also under concurrent `useful` feedback.
-            models.UniqueConstraint(fields=["session"], condition=Q(session__isnull=False), name="case_one_per_session"),
+            models.UniqueConstraint(
+                fields=["session"], condition=Q(session__isnull=False), name="case_one_per_session"
+            ),
             models.CheckConstraint(condition=Q(status__in=CaseStatus.values), name="case_status_valid"),
             models.CheckConstraint(condition=Q(source_type__in=CaseSourceType.values), name="case_source_valid"),
             models.CheckConstraint(condition=Q(fault_category__in=FaultCategory.values), name="case_category_valid"),
@@ -94,7 +98,9 @@ class CaseRevision(models.Model):
     """Who changed a case, when, and what (field -> [old, new])."""
 
     case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="revisions")
-    editor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    editor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     action = models.CharField(max_length=16)  # create, edit, approve, reject
     changes = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

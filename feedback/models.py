@@ -21,7 +21,9 @@ class FeedbackEvent(models.Model):
     reviewer = models.CharField(max_length=150, blank=True, help_text=_("who the client says gave the feedback"))
     client = models.CharField(max_length=16, choices=FeedbackClient.choices)
     api_key = models.ForeignKey(ProjectAPIKey, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     end_user_id = models.CharField(max_length=128, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 

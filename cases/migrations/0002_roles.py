@@ -32,8 +32,12 @@ APPROVER_EXTRA_PERMISSIONS = [
 
 
 def create_roles(apps, schema_editor):
+    # Permissions are normally created after all migrations ran; this migration needs them now.
     for app_label in ("diagnosis", "feedback", "cases"):
-        create_permissions(apps.get_app_config(app_label), apps=apps, verbosity=0)
+        app_config = apps.get_app_config(app_label)
+        app_config.models_module = True
+        create_permissions(app_config, apps=apps, verbosity=0)
+        app_config.models_module = None
     Group = apps.get_model("auth", "Group")
     Permission = apps.get_model("auth", "Permission")
 
