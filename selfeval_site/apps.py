@@ -3,3 +3,8 @@ from django.contrib.admin.apps import AdminConfig
 
 class SelfEvalAdminConfig(AdminConfig):
     default_site = "selfeval_site.admin_site.SelfEvalAdminSite"
+
+    def ready(self) -> None:
+        super().ready()
+        # Registers the OpenAPI description of the API-key authentication.
+        from selfeval_site.api import schema  # noqa: F401

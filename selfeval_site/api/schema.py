@@ -1,5 +1,6 @@
 """Shared OpenAPI pieces: the error envelope every endpoint may answer with."""
 
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.utils import OpenApiResponse, inline_serializer
 from rest_framework import serializers
 
@@ -26,3 +27,16 @@ ERROR_RESPONSES = {
     404: OpenApiResponse(ERROR_ENVELOPE, description="Unknown, or not in the caller's project"),
     429: OpenApiResponse(ERROR_ENVELOPE, description="Rate limit of this client exceeded"),
 }
+
+
+class ProjectAPIKeyScheme(OpenApiAuthenticationExtension):
+    target_class = "selfeval_site.api.authentication.ProjectAPIKeyAuthentication"
+    name = "ProjectApiKey"
+
+    def get_security_definition(self, auto_schema):
+        return {
+            "type": "apiKey",
+            "in": "header",
+            "name": "Authorization",
+            "description": "`Api-Key <key>`: a per-project key created with `manage.py create_api_key`.",
+        }

@@ -205,6 +205,10 @@ SPECTACULAR_SETTINGS = {
     # Swagger UI is served from the sidecar package's static files, never from a CDN.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "SessionStatusEnum": "diagnosis.models.SessionStatus",
+        "InvocationStatusEnum": "diagnosis.models.InvocationStatus",
+    },
 }
 
 # Bodies larger than this get 413 before any parsing.

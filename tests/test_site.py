@@ -1,0 +1,89 @@
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.db import DatabaseError
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.django_db
+def test_healthz_is_200_when_the_database_answers(client):
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok"}
+
+
+def test_healthz_is_503_when_the_database_does_not_answer(client, monkeypatch):
+    def broken_cursor(*args, **kwargs):
+        raise DatabaseError("connection refused")
+
+    monkeypatch.setattr("selfeval_site.health.connection.cursor", broken_cursor)
+    response = client.get("/healthz")
+    assert response.status_code == 503
+    assert response.json()["status"] == "unavailable"
+
+
+@pytest.mark.django_db
+def test_openapi_schema_describes_ingestion_and_errors(client):
+    response = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    assert response.status_code == 200
+    schema = response.json()
+    post = schema["paths"]["/api/sessions"]["post"]
+    assert {"200", "201", "400", "401", "413"} <= set(post["responses"])
+    body = post["requestBody"]["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[1]
+    assert {"sessionId", "mode", "toolInvocations", "executorOutput"} <= set(
+        schema["components"]["schemas"][body]["properties"]
+    )
+    assert "ProjectApiKey" in schema["components"]["securitySchemes"]
+
+
+@pytest.mark.django_db
+def test_swagger_ui_is_served_from_local_static_files(client):
+    response = client.get("/api/docs/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "/static/drf_spectacular_sidecar/swagger-ui-dist/" in html
+    assert "cdn" not in html.lower()
+
+
+def _run_with_settings(settings_module: str, env: dict[str, str]) -> subprocess.CompletedProcess:
+    clean = {k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "DEBUG", "DATABASE_URL", "ALLOWED_HOSTS"}}
+    return subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT,
+        env={**clean, "DJANGO_SETTINGS_MODULE": settings_module, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_production_settings_refuse_to_start_without_a_secret_key():
+    result = _run_with_settings(
+        "selfeval_site.settings.production",
+        {"DATABASE_URL": "sqlite://:memory:", "ALLOWED_HOSTS": "x.example.com"},
+    )
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set" in result.stderr
+
+
+def test_production_settings_pass_check_deploy():
+    result = _run_with_settings(
+        "selfeval_site.settings.production",
+        {
+            "DATABASE_URL": "sqlite://:memory:",
+            "ALLOWED_HOSTS": "x.example.com",
+            "SECRET_KEY": "a-long-random-production-secret-" + "k" * 40,
+        },
+    )
+    assert result.returncode == 0, result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_strict_boolean_settings_reject_typos():
+    result = _run_with_settings("selfeval_site.settings.base", {"DEBUG": "ture"})
+    assert result.returncode != 0
+    assert "DEBUG must be a boolean" in result.stderr
