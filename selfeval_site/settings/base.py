@@ -215,6 +215,15 @@ SPECTACULAR_SETTINGS = {
 SELFEVAL_MAX_BODY_BYTES = env_int("SELFEVAL_MAX_BODY_BYTES", 5 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = SELFEVAL_MAX_BODY_BYTES
 
+# Evaluation tasks: a failing evaluation is retried this many times in all, waiting
+# BACKOFF, 2x BACKOFF, ... between attempts on the database worker, then marked FAILED.
+SELFEVAL_EVALUATION_MAX_ATTEMPTS = env_int("SELFEVAL_EVALUATION_MAX_ATTEMPTS", 3)
+SELFEVAL_EVALUATION_RETRY_BACKOFF_SECONDS = env_int("SELFEVAL_EVALUATION_RETRY_BACKOFF_SECONDS", 30)
+# `manage.py evaluation_sweep` (run every minute): re-enqueue sessions PENDING for longer than
+# this, and reclaim evaluation tasks a killed worker left RUNNING for longer than that.
+SELFEVAL_SWEEP_PENDING_MINUTES = env_int("SELFEVAL_SWEEP_PENDING_MINUTES", 10)
+SELFEVAL_SWEEP_STUCK_TASK_MINUTES = env_int("SELFEVAL_SWEEP_STUCK_TASK_MINUTES", 15)
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
