@@ -1,0 +1,69 @@
+"""Counting characters (字) and extracting a query's keywords with jieba."""
+
+import re
+import threading
+from functools import lru_cache
+
+import jieba
+
+_WHITESPACE = re.compile(r"\s+")
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_WORD = re.compile(r"^[\w\u3400-\u9fff]+$")
+_init_lock = threading.Lock()
+
+# Function words that say nothing about what a good answer must cover.
+STOPWORDS = frozenset(
+    """
+    如何 怎么 怎样 怎么样 什么 为什么 为何 哪些 哪个 哪里 是否 能否 可以 应该 需要 请问 请 吗 呢 吧 啊 的 了 和 与 及 或
+    是 在 有 我 你 他 她 它 我们 你们 他们 这 那 这个 那个 一个 一些 以及 还是 还有 就 都 也 要 会 能 把 被 对 从 到
+    how what why which who when where does do did is are was were the a an of to in on for and or with my your
+    can could should would i you we they it this that be been please about into by as at from
+    """.split()
+)
+
+
+def char_length(text: str) -> int:
+    """Length as the guide means 字: every non-whitespace character counts one, so a Chinese
+    character, a Latin letter, a digit and a punctuation mark each count one and layout
+    (spaces, newlines, indentation) counts nothing."""
+    return len(_WHITESPACE.sub("", text))
+
+
+def has_cjk(text: str) -> bool:
+    return bool(_CJK.search(text))
+
+
+def _ensure_jieba() -> None:
+    # jieba builds its prefix dictionary lazily and not thread-safely; build it once, up front.
+    if not jieba.dt.initialized:
+        with _init_lock:
+            if not jieba.dt.initialized:
+                jieba.initialize()
+
+
+@lru_cache(maxsize=2048)
+def query_keywords(query: str) -> tuple[str, ...]:
+    """The query's content words, in order, lower-cased, deduplicated: jieba segments Chinese,
+    stopwords, punctuation and single characters (other than CJK nouns of one character in a
+    query with no longer word) are dropped."""
+    _ensure_jieba()
+    words: list[str] = []
+    singles: list[str] = []
+    for token in jieba.lcut(query.lower()):
+        token = token.strip()
+        if not token or token in STOPWORDS or not _WORD.match(token):
+            continue
+        target = words if len(token) > 1 else singles
+        if token not in target:
+            target.append(token)
+    return tuple(words or [s for s in singles if _CJK.match(s)])
+
+
+def keyword_coverage(keywords: tuple[str, ...], text: str) -> tuple[float, list[str]]:
+    """Share of keywords that occur in the text (case-insensitive), and the missing ones.
+    A query without keywords is fully covered."""
+    if not keywords:
+        return 1.0, []
+    lowered = text.lower()
+    missing = [word for word in keywords if word not in lowered]
+    return (len(keywords) - len(missing)) / len(keywords), missing

@@ -1,0 +1,183 @@
+"""`verify_evolution`, the guide's pipeline `evolve`, and `should_sample`.
+
+Every verification is logged in `VerificationLog`, including those answered from the cache:
+identical inputs (query, both answers, feedback, language, competitors) under identical
+thresholds are served from Django's cache for SELFEVAL_EVOLUTION_CACHE_TTL seconds.
+"""
+
+import hashlib
+import json
+import random
+import time
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.core.cache import cache
+
+from diagnosis.models import Project
+from evolution.models import Adoption, VerificationLog, VerificationSource
+from evolution.services.competitors import Provider, fetch_competitor_answers
+from evolution.services.decision import decide
+from evolution.services.messages import LANGUAGES
+from evolution.services.text import has_cjk
+from evolution.services.thresholds import get_thresholds
+from evolution.services.types import Thresholds, UserFeedback, VerificationResult
+
+CACHE_PREFIX = "evolution:verify:v1:"
+
+
+def configured_providers() -> list[Provider]:
+    return [Provider.from_setting(entry) for entry in settings.SELFEVAL_EVOLUTION_COMPETITORS]
+
+
+def _feedback(user_feedback: UserFeedback | dict | None) -> UserFeedback | None:
+    if user_feedback is None or isinstance(user_feedback, UserFeedback):
+        return user_feedback
+    return UserFeedback(satisfaction=float(user_feedback["satisfaction"]), comments=user_feedback.get("comments") or "")
+
+
+def _fingerprint(
+    *, query: str, old: str, new: str, feedback: UserFeedback | None, lang: str, providers: list[Provider],
+    thresholds: Thresholds,
+) -> str:
+    payload = {
+        "query": query,
+        "old": old,
+        "new": new,
+        "feedback": None if feedback is None else [feedback.satisfaction, feedback.comments],
+        "lang": lang,
+        "competitors": [[p.name, p.base_url, p.model] for p in providers],
+        "thresholds": thresholds.to_dict(),
+    }
+    return hashlib.sha256(json.dumps(payload, ensure_ascii=False, sort_keys=True).encode()).hexdigest()
+
+
+def verify_evolution(
+    query: str,
+    old_response: str,
+    new_response: str,
+    user_feedback: UserFeedback | dict | None = None,
+    *,
+    lang: str | None = None,
+    compare_competitors: bool = True,
+    source: str = VerificationSource.CODE,
+    user: AbstractBaseUser | None = None,
+    project: Project | None = None,
+) -> VerificationResult:
+    """Verify that `new_response` really improves on `old_response` for `query` and log it.
+
+    `user_feedback`: `{"satisfaction": 0..5, "comments": str}` or None. `lang`: "zh" or "en"
+    for reasons and suggestions (default: Chinese when the query is Chinese). Competitors are
+    asked only when configured and `compare_competitors`; their failures degrade, never block.
+    The result's log row id is `result.log_id`.
+    """
+    started = time.perf_counter()
+    lang = lang or ("zh" if has_cjk(query) else "en")
+    if lang not in LANGUAGES:
+        raise ValueError(f"lang must be one of {LANGUAGES}")
+    feedback = _feedback(user_feedback)
+    thresholds = get_thresholds()
+    providers = configured_providers() if compare_competitors else []
+    fingerprint = _fingerprint(
+        query=query, old=old_response, new=new_response, feedback=feedback, lang=lang, providers=providers,
+        thresholds=thresholds,
+    )
+    cached = cache.get(CACHE_PREFIX + fingerprint)
+    if cached is not None:
+        result = VerificationResult.from_dict(cached)
+    else:
+        answers = (
+            fetch_competitor_answers(
+                query,
+                providers,
+                provider_timeout=settings.SELFEVAL_EVOLUTION_PROVIDER_TIMEOUT,
+                overall_timeout=settings.SELFEVAL_EVOLUTION_OVERALL_TIMEOUT,
+            )
+            if providers
+            else None
+        )
+        result = decide(
+            query=query,
+            old_response=old_response,
+            new_response=new_response,
+            thresholds=thresholds,
+            user_feedback=feedback,
+            competitor_answers=answers,
+            lang=lang,
+        )
+        cache.set(CACHE_PREFIX + fingerprint, result.to_dict(), settings.SELFEVAL_EVOLUTION_CACHE_TTL)
+    metrics = result.metrics
+    log = VerificationLog.objects.create(
+        source=source,
+        project=project,
+        requested_by=user if user is not None and user.is_authenticated else None,
+        query=query,
+        old_response=old_response,
+        new_response=new_response,
+        user_feedback=None if feedback is None else {"satisfaction": feedback.satisfaction, "comments": feedback.comments},
+        lang=lang,
+        fingerprint=fingerprint,
+        is_valid=result.is_valid,
+        confidence=result.confidence,
+        reasons=result.reasons,
+        suggestions=result.suggestions,
+        metrics=metrics,
+        thresholds=thresholds.to_dict(),
+        duration_ms=round((time.perf_counter() - started) * 1000, 3),
+        cached=cached is not None,
+        new_length=metrics["basic"]["new_length"],
+        structure_score=metrics["structure"]["structure_score"],
+        quality_overall=metrics["quality"]["new_scores"]["overall"],
+        quality_delta=metrics["quality"]["improvement"]["overall_delta"],
+        competitor_status=metrics["competitors"]["status"],
+        competitor_rank=metrics["competitors"]["rank"],
+    )
+    result.log_id = log.pk
+    return result
+
+
+@dataclass(frozen=True)
+class EvolutionOutcome:
+    adopted: bool
+    response: str  # the answer to use from now on: the candidate if adopted, else the old one
+    result: VerificationResult
+    log_id: int
+
+
+def evolve(
+    query: str,
+    old_response: str,
+    candidate: str,
+    user_feedback: UserFeedback | dict | None = None,
+    *,
+    lang: str | None = None,
+    user: AbstractBaseUser | None = None,
+) -> EvolutionOutcome:
+    """The guide's evolution pipeline: verify the candidate, adopt it if valid, else keep the old
+    answer; the log row records which. The gate always verifies: sampling is for callers that
+    merely monitor answers (`should_sample`)."""
+    result = verify_evolution(
+        query, old_response, candidate, user_feedback, lang=lang, source=VerificationSource.PIPELINE, user=user
+    )
+    adoption = Adoption.ADOPTED if result.is_valid else Adoption.REJECTED
+    VerificationLog.objects.filter(pk=result.log_id).update(adoption=adoption)
+    return EvolutionOutcome(
+        adopted=result.is_valid,
+        response=candidate if result.is_valid else old_response,
+        result=result,
+        log_id=result.log_id,
+    )
+
+
+def should_sample(*, rate: float | None = None, key: str | None = None) -> bool:
+    """The guide's `should_sample_for_verification`: True for about `rate` of the calls
+    (default SELFEVAL_EVOLUTION_SAMPLE_RATE). With a `key` (e.g. the query) the choice is stable:
+    the same key is always sampled or always not."""
+    rate = settings.SELFEVAL_EVOLUTION_SAMPLE_RATE if rate is None else rate
+    if not 0.0 <= rate <= 1.0:
+        raise ValueError("rate must be between 0 and 1")
+    if key is None:
+        return random.random() < rate
+    bucket = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") / 2**64
+    return bucket < rate
