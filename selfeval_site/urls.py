@@ -1,19 +1,26 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import SimpleRouter
 
+from cases.api import CaseViewSet
 from diagnosis.api import SessionViewSet
+from diagnosis.api_trace import TraceView
+from feedback.api import FeedbackTokenView, FeedbackView
 from selfeval_site.health import healthz
 
 router = SimpleRouter(trailing_slash=False)
 router.register("sessions", SessionViewSet, basename="session")
+router.register("cases", CaseViewSet, basename="case")
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/feedback", FeedbackView.as_view(), name="feedback"),
+    re_path(r"^api/sessions/(?P<session_id>[^/]+)/feedback-token$", FeedbackTokenView.as_view(), name="feedback-token"),
+    re_path(r"^api/trace/(?P<session_id>[^/]+)$", TraceView.as_view(), name="trace"),
     path("api/", include(router.urls)),
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),

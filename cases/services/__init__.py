@@ -1,0 +1,20 @@
+"""Write services of the cases app; import them from here."""
+
+from cases.services.bad_cases import bad_case_open_for_session, bad_case_update
+from cases.services.library import (
+    case_approve,
+    case_create_from_session,
+    case_create_manual,
+    case_reject,
+    case_update,
+)
+
+__all__ = [
+    "bad_case_open_for_session",
+    "bad_case_update",
+    "case_approve",
+    "case_create_from_session",
+    "case_create_manual",
+    "case_reject",
+    "case_update",
+]

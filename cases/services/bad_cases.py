@@ -1,9 +1,15 @@
-"""Opening bad cases: one open bad case per session; repeated reports add to it."""
+"""Bad cases: one open bad case per session (repeated reports add to it), triaged by reviewers."""
 
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import F
+from django.utils import timezone
 
-from cases.models import OPEN_BAD_CASE_STATUSES, BadCase, BadCaseSource
+from cases.models import OPEN_BAD_CASE_STATUSES, BadCase, BadCaseCategory, BadCaseSource, BadCaseStatus
 from diagnosis.models import DiagnosisSession
 
 
@@ -34,3 +40,48 @@ def bad_case_open_for_session(*, session: DiagnosisSession, source: str, from_fe
         except IntegrityError:
             continue  # a concurrent request opened it first; read it on the next pass
     raise RuntimeError(f"could not open a bad case for session {session.pk}")
+
+
+_CLOSED_STATUSES = (BadCaseStatus.FIXED, BadCaseStatus.WONT_FIX)
+_UPDATABLE_FIELDS = ("status", "category", "assignee", "notes")
+
+
+def bad_case_update(*, bad_case: BadCase, user: AbstractBaseUser, **fields: Any) -> BadCase:
+    """Triage a bad case: status, category, assignee, notes. Needs `cases.change_badcase`.
+
+    `closed_at` is set when the status becomes fixed or won't fix and cleared on reopening;
+    reopening while another bad case of the session is open is refused.
+    """
+    if not user.has_perm("cases.change_badcase"):
+        raise PermissionDenied("Triaging bad cases needs the cases.change_badcase permission.")
+    unknown = sorted(set(fields) - set(_UPDATABLE_FIELDS))
+    if unknown:
+        raise ValidationError(f"Not updatable bad case fields: {', '.join(unknown)}")
+    errors: dict[str, str] = {}
+    if "status" in fields and fields["status"] not in BadCaseStatus.values:
+        errors["status"] = f"Unknown status {fields['status']!r}; one of {', '.join(BadCaseStatus.values)}."
+    if "category" in fields and fields["category"] not in [*BadCaseCategory.values, ""]:
+        errors["category"] = f"Unknown category {fields['category']!r}; one of {', '.join(BadCaseCategory.values)}."
+    if "notes" in fields and not isinstance(fields["notes"], str):
+        errors["notes"] = "Must be text."
+    assignee = fields.get("assignee")
+    if assignee is not None and not isinstance(assignee, get_user_model()):
+        errors["assignee"] = "Must be a user or None."
+    if errors:
+        raise ValidationError(errors)
+    try:
+        with transaction.atomic():
+            locked = BadCase.objects.select_for_update().get(pk=bad_case.pk)
+            for name, value in fields.items():
+                setattr(locked, name, value)
+            if "status" in fields:
+                if fields["status"] in _CLOSED_STATUSES:
+                    locked.closed_at = locked.closed_at or timezone.now()
+                else:
+                    locked.closed_at = None
+            locked.save(update_fields=[*fields, "closed_at", "updated_at"])
+    except IntegrityError:
+        raise ValidationError(
+            {"status": "The session already has another open bad case; close that one first."}
+        ) from None
+    return locked

@@ -215,6 +215,11 @@ SPECTACULAR_SETTINGS = {
 SELFEVAL_MAX_BODY_BYTES = env_int("SELFEVAL_MAX_BODY_BYTES", 5 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = SELFEVAL_MAX_BODY_BYTES
 
+# Lifetime in seconds of the signed feedback tokens end users' browsers vote with.
+SELFEVAL_FEEDBACK_TOKEN_TTL = env_int("SELFEVAL_FEEDBACK_TOKEN_TTL", 15 * 60)
+# How many recent feedback events the trace API shows.
+SELFEVAL_TRACE_FEEDBACK_HISTORY = env_int("SELFEVAL_TRACE_FEEDBACK_HISTORY", 20)
+
 # Evaluation tasks: a failing evaluation is retried this many times in all, waiting
 # BACKOFF, 2x BACKOFF, ... between attempts on the database worker, then marked FAILED.
 SELFEVAL_EVALUATION_MAX_ATTEMPTS = env_int("SELFEVAL_EVALUATION_MAX_ATTEMPTS", 3)

@@ -1,0 +1,67 @@
+"""Case-library search API: `GET /api/cases` and `GET /api/cases/<caseId>` (read only)."""
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from rest_framework import mixins, serializers, viewsets
+from rest_framework.pagination import CursorPagination
+
+from cases import selectors
+from cases.models import CaseStatus, FaultCategory
+from cases.serializers import CaseSerializer
+from selfeval_site.api.authentication import AccessScope
+from selfeval_site.api.fields import StrictCharField
+from selfeval_site.api.schema import ERROR_RESPONSES
+
+
+class CaseSearchSerializer(serializers.Serializer):
+    q = StrictCharField(required=False, allow_blank=True, default="", max_length=200)
+    faultCategory = serializers.ChoiceField(choices=FaultCategory.choices, required=False, default="")
+    service = StrictCharField(required=False, allow_blank=True, default="", max_length=200)
+    errorCode = StrictCharField(required=False, allow_blank=True, default="", max_length=100)
+    status = serializers.ChoiceField(choices=CaseStatus.choices, required=False, default="")
+
+
+class CaseCursorPagination(CursorPagination):
+    ordering = ("-created_at", "-pk")
+    page_size = 50
+    page_size_query_param = "pageSize"
+    max_page_size = 200
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="Search the case library",
+        parameters=[
+            OpenApiParameter("q", str, description="Text in title, query, root cause or solution"),
+            OpenApiParameter("faultCategory", str, enum=FaultCategory.values),
+            OpenApiParameter("service", str),
+            OpenApiParameter("errorCode", str),
+            OpenApiParameter("status", str, enum=CaseStatus.values),
+        ],
+        responses={200: CaseSerializer(many=True), **ERROR_RESPONSES},
+    ),
+    retrieve=extend_schema(summary="One case", responses={200: CaseSerializer, **ERROR_RESPONSES}),
+)
+class CaseViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    serializer_class = CaseSerializer
+    pagination_class = CaseCursorPagination
+    lookup_url_kwarg = "case_id"
+    lookup_field = "pk"
+    lookup_value_regex = r"[0-9a-fA-F-]{36}"
+    throttle_scope = "trace"
+    filter_backends: list = []
+
+    def get_queryset(self):
+        scope = AccessScope.from_request(self.request)
+        if self.action != "list":
+            return selectors.case_list(scope=scope)
+        criteria = CaseSearchSerializer(data=self.request.query_params)
+        criteria.is_valid(raise_exception=True)
+        data = criteria.validated_data
+        return selectors.case_search(
+            scope=scope,
+            text=data["q"],
+            fault_category=data["faultCategory"],
+            service=data["service"],
+            error_code=data["errorCode"],
+            status=data["status"],
+        )

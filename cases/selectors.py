@@ -1,0 +1,59 @@
+"""Reads of the case library, scoped to what the caller may see."""
+
+from django.db.models import Q, QuerySet
+
+from cases.models import BadCase, Case, CaseStatus
+from selfeval_site.api.authentication import AccessScope
+
+
+def case_list(*, scope: AccessScope) -> QuerySet[Case]:
+    cases = Case.objects.select_related("project", "reviewed_by")
+    return cases if scope.all_projects else cases.filter(project_id=scope.project_id)
+
+
+def case_search(
+    *,
+    scope: AccessScope,
+    text: str = "",
+    fault_category: str = "",
+    service: str = "",
+    error_code: str = "",
+    status: str = "",
+) -> QuerySet[Case]:
+    """Cases matching every given criterion; `text` looks in title, query, root cause and solution.
+
+    Category, service and error code are exact (case-insensitive for codes and services), each
+    backed by an index ending in created_at.
+    """
+    cases = case_list(scope=scope)
+    if text:
+        cases = cases.filter(
+            Q(title__icontains=text)
+            | Q(query__icontains=text)
+            | Q(root_cause__icontains=text)
+            | Q(solution__icontains=text)
+        )
+    if fault_category:
+        cases = cases.filter(fault_category=fault_category)
+    if service:
+        cases = cases.filter(service__iexact=service)
+    if error_code:
+        cases = cases.filter(error_code__iexact=error_code)
+    if status:
+        cases = cases.filter(status=status)
+    return cases.order_by("-created_at", "-pk")
+
+
+def approved_cases() -> QuerySet[Case]:
+    """Approved cases that still have their session: what `export_eval_fixtures` exports."""
+    return Case.objects.filter(status=CaseStatus.APPROVED, session__isnull=False).select_related("session", "project")
+
+
+def triaged_bad_cases() -> QuerySet[BadCase]:
+    """Bad cases a reviewer has categorised (triaged or fixed): what `export_eval_fixtures` exports."""
+    return (
+        BadCase.objects.filter(status__in=["triaged", "fixed"])
+        .exclude(category="")
+        .select_related("session", "project")
+        .order_by("pk")
+    )

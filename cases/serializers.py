@@ -1,0 +1,43 @@
+"""Output shapes of the case-library API (camelCase)."""
+
+from rest_framework import serializers
+
+from cases.models import Case
+
+
+class CaseSerializer(serializers.ModelSerializer):
+    caseId = serializers.UUIDField(source="id", read_only=True)
+    project = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    diagnosisId = serializers.CharField(source="diagnosis_id")
+    sourceType = serializers.CharField(source="source_type")
+    faultCategory = serializers.CharField(source="fault_category")
+    rootCause = serializers.CharField(source="root_cause")
+    errorCode = serializers.CharField(source="error_code")
+    createdBy = serializers.CharField(source="created_by")
+    reviewedBy = serializers.CharField(source="reviewed_by.username", default=None, allow_null=True)
+    reviewedAt = serializers.DateTimeField(source="reviewed_at")
+    createdAt = serializers.DateTimeField(source="created_at")
+    updatedAt = serializers.DateTimeField(source="updated_at")
+
+    class Meta:
+        model = Case
+        fields = [
+            "caseId",
+            "project",
+            "diagnosisId",
+            "sourceType",
+            "faultCategory",
+            "title",
+            "query",
+            "rootCause",
+            "solution",
+            "errorCode",
+            "service",
+            "createdBy",
+            "status",
+            "reviewedBy",
+            "reviewedAt",
+            "createdAt",
+            "updatedAt",
+        ]
+        read_only_fields = fields

@@ -1,0 +1,154 @@
+"""The case library: cases from useful answers or written by hand, edited and reviewed by staff.
+
+Every write records a `CaseRevision` (who, when, field -> [old, new]) in the same transaction.
+"""
+
+from typing import Any
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from cases.models import Case, CaseRevision, CaseSourceType, CaseStatus, FaultCategory
+from cases.services.extraction import extract_case_fields
+from diagnosis.models import DiagnosisSession, Project
+
+# Fields staff may set by hand (manual cases, edits); everything else is bookkeeping.
+EDITABLE_FIELDS = ("title", "query", "root_cause", "solution", "fault_category", "error_code", "service")
+_MAX_LENGTHS = {"title": 100, "error_code": 100, "service": 200}
+
+
+def case_create_from_session(*, session: DiagnosisSession, created_by: str = "system") -> Case:
+    """The session's case, created from it when there is none (the seed's createFromSession).
+
+    Idempotent and race-safe: the partial unique index on `session` lets exactly one insert win;
+    a loser rolls back its savepoint and returns the winner's row. Mapping (seed section 8):
+    caseId = new UUID, diagnosisId = sessionId, sourceType AUTO, title = first 100 characters of
+    the query, faultCategory / errorCode / service / rootCause / solution extracted from the
+    answer (see cases.services.extraction; rootCause and solution fall back to the answer).
+    """
+    existing = Case.objects.filter(session_id=session.pk).first()
+    if existing is not None:
+        return existing
+    # The caller may hold a slimmed-down session (feedback loads only what it needs).
+    full = DiagnosisSession.objects.only(
+        "pk", "project_id", "session_id", "query", "answer", "alert_name", "alert_service"
+    ).get(pk=session.pk)
+    extracted = extract_case_fields(
+        query=full.query, answer=full.answer, alert_name=full.alert_name, alert_service=full.alert_service
+    )
+    try:
+        with transaction.atomic():
+            case = Case.objects.create(
+                project_id=full.project_id,
+                session_id=full.pk,
+                diagnosis_id=full.session_id,
+                source_type=CaseSourceType.AUTO,
+                fault_category=extracted.fault_category,
+                title=full.query[:100],
+                query=full.query,
+                root_cause=extracted.root_cause,
+                solution=extracted.solution,
+                error_code=extracted.error_code,
+                service=extracted.service,
+                created_by=created_by,
+            )
+            CaseRevision.objects.create(case=case, action="create", changes={"source_type": [None, "AUTO"]})
+            return case
+    except IntegrityError:
+        # A concurrent request created it between our read and our insert.
+        return Case.objects.get(session_id=session.pk)
+
+
+def case_create_manual(*, user: AbstractBaseUser, project: Project, **fields: Any) -> Case:
+    """A case written by staff (sourceType MANUAL, pending review). Needs `cases.add_case`."""
+    if not user.has_perm("cases.add_case"):
+        raise PermissionDenied("Adding cases needs the cases.add_case permission.")
+    values = _clean_fields(fields)
+    if not values.get("title", "").strip():
+        raise ValidationError({"title": "A manual case needs a title."})
+    with transaction.atomic():
+        case = Case.objects.create(
+            project=project,
+            source_type=CaseSourceType.MANUAL,
+            created_by=user.get_username(),
+            **values,
+        )
+        CaseRevision.objects.create(
+            case=case, editor=user, action="create", changes={name: [None, value] for name, value in values.items()}
+        )
+    return case
+
+
+def case_update(*, case: Case, user: AbstractBaseUser, changes: dict[str, Any]) -> Case:
+    """Apply `changes` (editable fields only) and record what changed. Needs `cases.change_case`.
+
+    Old values are read under a row lock, so two editors never record the same old value.
+    Returns the case unchanged (and records nothing) when no value actually differs.
+    """
+    if not user.has_perm("cases.change_case"):
+        raise PermissionDenied("Editing cases needs the cases.change_case permission.")
+    values = _clean_fields(changes)
+    with transaction.atomic():
+        locked = Case.objects.select_for_update().get(pk=case.pk)
+        diff = {
+            name: [getattr(locked, name), value] for name, value in values.items() if getattr(locked, name) != value
+        }
+        if diff:
+            for name, (_old, new) in diff.items():
+                setattr(locked, name, new)
+            locked.save(update_fields=[*diff, "updated_at"])
+            CaseRevision.objects.create(case=locked, editor=user, action="edit", changes=diff)
+    return locked
+
+
+def case_approve(*, case: Case, user: AbstractBaseUser, note: str = "") -> Case:
+    """Mark the case approved by `user`. Needs `cases.approve_case`."""
+    return _case_review(case=case, user=user, status=CaseStatus.APPROVED, note=note)
+
+
+def case_reject(*, case: Case, user: AbstractBaseUser, note: str = "") -> Case:
+    """Mark the case rejected by `user`. Needs `cases.approve_case`."""
+    return _case_review(case=case, user=user, status=CaseStatus.REJECTED, note=note)
+
+
+def _case_review(*, case: Case, user: AbstractBaseUser, status: str, note: str) -> Case:
+    if not user.has_perm("cases.approve_case"):
+        raise PermissionDenied("Approving or rejecting cases needs the cases.approve_case permission.")
+    with transaction.atomic():
+        locked = Case.objects.select_for_update().get(pk=case.pk)
+        changes = {"status": [locked.status, status]}
+        if note != locked.review_note:
+            changes["review_note"] = [locked.review_note, note]
+        locked.status = status
+        locked.review_note = note
+        locked.reviewed_by = user
+        locked.reviewed_at = timezone.now()
+        locked.save(update_fields=["status", "review_note", "reviewed_by", "reviewed_at", "updated_at"])
+        CaseRevision.objects.create(
+            case=locked, editor=user, action="approve" if status == CaseStatus.APPROVED else "reject", changes=changes
+        )
+    return locked
+
+
+def _clean_fields(fields: dict[str, Any]) -> dict[str, Any]:
+    unknown = sorted(set(fields) - set(EDITABLE_FIELDS))
+    if unknown:
+        raise ValidationError(f"Not editable case fields: {', '.join(unknown)}")
+    errors: dict[str, str] = {}
+    values: dict[str, Any] = {}
+    for name, value in fields.items():
+        if not isinstance(value, str):
+            errors[name] = "Must be text."
+            continue
+        if name in _MAX_LENGTHS and len(value) > _MAX_LENGTHS[name]:
+            errors[name] = f"At most {_MAX_LENGTHS[name]} characters."
+            continue
+        if name == "fault_category" and value not in FaultCategory.values:
+            errors[name] = f"Unknown fault category {value!r}; one of {', '.join(FaultCategory.values)}."
+            continue
+        values[name] = value
+    if errors:
+        raise ValidationError(errors)
+    return values

@@ -1,0 +1,329 @@
+"""Output shape of `GET /api/trace/<sessionId>`: camelCase, the self_evaluation layers structured.
+
+The layers are read from the stored container (snake_case, as the producers wrote them) and
+laid out for reading: rule factors, verifier claim checks with their facts and gatekeeper
+bindings, AIOps checks. Claim checks come from the `ClaimCheck` rows of the latest round when
+there are any, else from the verifier layer's JSON (sessions evaluated before the rows existed).
+"""
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from diagnosis.models import ClaimCheck
+from diagnosis.selectors_trace import Trace
+from diagnosis.serializers import SessionSummarySerializer, StepSerializer, ToolInvocationSerializer
+from diagnosis.services.merge import AIOPS_LAYER, RULE_LAYER, VERIFIER_LAYER
+
+
+class TraceSessionSerializer(SessionSummarySerializer):
+    answer = serializers.CharField()
+    alert = serializers.JSONField()
+    activeAlerts = serializers.JSONField(source="active_alerts")
+    executorOutput = serializers.JSONField(source="executor_output")
+    evaluatedAt = serializers.DateTimeField(source="evaluated_at")
+    evaluationError = serializers.CharField(source="evaluation_error")
+
+    class Meta(SessionSummarySerializer.Meta):
+        fields = [
+            *SessionSummarySerializer.Meta.fields,
+            "answer",
+            "alert",
+            "activeAlerts",
+            "executorOutput",
+            "evaluatedAt",
+            "evaluationError",
+        ]
+        read_only_fields = fields
+
+
+class FeedbackEventSerializer(serializers.Serializer):
+    value = serializers.CharField()
+    comment = serializers.CharField()
+    reviewer = serializers.CharField()
+    client = serializers.CharField()
+    endUserId = serializers.CharField(source="end_user_id")
+    user = serializers.CharField(source="user.username", default=None, allow_null=True)
+    createdAt = serializers.DateTimeField(source="created_at")
+
+
+class TraceCaseSerializer(serializers.Serializer):
+    caseId = serializers.UUIDField(source="pk")
+    status = serializers.CharField()
+    sourceType = serializers.CharField(source="source_type")
+    faultCategory = serializers.CharField(source="fault_category")
+    title = serializers.CharField()
+    errorCode = serializers.CharField(source="error_code")
+    service = serializers.CharField()
+    reviewedAt = serializers.DateTimeField(source="reviewed_at")
+    createdAt = serializers.DateTimeField(source="created_at")
+
+
+class TraceBadCaseSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.CharField()
+    source = serializers.CharField()
+    category = serializers.CharField()
+    assignee = serializers.CharField(source="assignee.username", default=None, allow_null=True)
+    verifierVerdict = serializers.CharField(source="verifier_verdict")
+    feedbackCount = serializers.IntegerField(source="feedback_count")
+    createdAt = serializers.DateTimeField(source="created_at")
+    closedAt = serializers.DateTimeField(source="closed_at")
+
+
+class ClaimCheckSerializer(serializers.Serializer):
+    claimId = serializers.CharField()
+    text = serializers.CharField()
+    critical = serializers.BooleanField()
+    verdict = serializers.CharField()
+    judge = serializers.CharField()
+    rationale = serializers.CharField()
+    service = serializers.CharField()
+    facts = serializers.ListField(child=serializers.DictField())
+    bindings = serializers.ListField(child=serializers.DictField(), help_text="gatekeeper status per binding")
+
+
+class RuleLayerSerializer(serializers.Serializer):
+    evidenceScore = serializers.IntegerField(allow_null=True)
+    source = serializers.CharField(allow_null=True)
+    factors = serializers.ListField(child=serializers.DictField(), help_text='{"rule", "delta", ...} per rule')
+
+
+class VerifierLayerSerializer(serializers.Serializer):
+    verdict = serializers.CharField(allow_null=True)
+    groundednessScore = serializers.FloatField(allow_null=True)
+    criticalFactCount = serializers.IntegerField(allow_null=True)
+    round = serializers.IntegerField(allow_null=True)
+    rationale = serializers.CharField(allow_null=True)
+    traceabilityVersion = serializers.CharField(allow_null=True)
+    claimChecks = ClaimCheckSerializer(many=True)
+    factsChecked = serializers.ListField(child=serializers.DictField())
+    gatekeeperBindings = serializers.ListField(child=serializers.DictField())
+    gatekeeperSummary = serializers.DictField()
+    executorOutputParseStatus = serializers.JSONField()
+    composerOutput = serializers.JSONField()
+    toolTraceSummary = serializers.JSONField()
+
+
+class AiOpsLayerSerializer(serializers.Serializer):
+    verdict = serializers.CharField(allow_null=True)
+    checks = serializers.ListField(child=serializers.DictField())
+
+
+class LayersSerializer(serializers.Serializer):
+    ruleEvaluation = RuleLayerSerializer(allow_null=True)
+    verifierEvaluation = VerifierLayerSerializer(allow_null=True)
+    aiopsRuleEvaluation = AiOpsLayerSerializer(allow_null=True)
+    raw = serializers.JSONField(help_text="the stored self_evaluation container as is (snake_case)")
+
+
+class ExecutionViewSerializer(serializers.Serializer):
+    status = serializers.CharField()
+    mode = serializers.CharField()
+    createdAt = serializers.DateTimeField()
+    finishedAt = serializers.DateTimeField(allow_null=True)
+    durationMs = serializers.IntegerField(allow_null=True)
+    stepCount = serializers.IntegerField()
+    invocationCount = serializers.IntegerField()
+    failedInvocationCount = serializers.IntegerField()
+    evaluationState = serializers.CharField()
+
+
+class EvidenceViewSerializer(serializers.Serializer):
+    rule = serializers.DictField(help_text="evidenceScore and the applied factors' rule names")
+    verifier = serializers.DictField(help_text="verdict, groundednessScore and claim verdict counts")
+    aiops = serializers.DictField(help_text="verdict and failed check names")
+
+
+class UserViewSerializer(serializers.Serializer):
+    feedback = serializers.CharField(allow_null=True)
+    feedbackHistory = FeedbackEventSerializer(many=True)
+    case = TraceCaseSerializer(allow_null=True)
+    badCase = TraceBadCaseSerializer(allow_null=True)
+
+
+class ViewsSerializer(serializers.Serializer):
+    execution = ExecutionViewSerializer()
+    evidence = EvidenceViewSerializer()
+    user = UserViewSerializer()
+
+
+class TraceSerializer(serializers.Serializer):
+    """The whole trace; `views` are the seed's three angles on one diagnosis."""
+
+    session = TraceSessionSerializer()
+    steps = StepSerializer(many=True)
+    toolInvocations = ToolInvocationSerializer(source="invocations", many=True)
+    feedback = serializers.SerializerMethodField()
+    hasFeedback = serializers.SerializerMethodField()
+    hasRuleEvaluation = serializers.SerializerMethodField()
+    hasVerifierEvaluation = serializers.SerializerMethodField()
+    hasAiOpsRuleEvaluation = serializers.SerializerMethodField()
+    selfEvaluation = serializers.SerializerMethodField()
+    views = serializers.SerializerMethodField()
+
+    def get_feedback(self, trace: Trace) -> str | None:
+        return trace.session.feedback or None
+
+    def get_hasFeedback(self, trace: Trace) -> bool:
+        return bool(trace.session.feedback)
+
+    def get_hasRuleEvaluation(self, trace: Trace) -> bool:
+        return bool(_layer(trace, RULE_LAYER))
+
+    def get_hasVerifierEvaluation(self, trace: Trace) -> bool:
+        return bool(_layer(trace, VERIFIER_LAYER))
+
+    def get_hasAiOpsRuleEvaluation(self, trace: Trace) -> bool:
+        return bool(_layer(trace, AIOPS_LAYER))
+
+    @extend_schema_field(LayersSerializer)
+    def get_selfEvaluation(self, trace: Trace) -> dict[str, Any]:
+        return structured_layers(trace)
+
+    @extend_schema_field(ViewsSerializer)
+    def get_views(self, trace: Trace) -> dict[str, Any]:
+        session = trace.session
+        layers = structured_layers(trace)
+        rule, verifier, aiops = (
+            layers["ruleEvaluation"],
+            layers["verifierEvaluation"],
+            layers["aiopsRuleEvaluation"],
+        )
+        duration = (
+            int((session.finished_at - session.created_at).total_seconds() * 1000) if session.finished_at else None
+        )
+        claim_verdicts: dict[str, int] = {}
+        for check in (verifier or {}).get("claimChecks", []):
+            claim_verdicts[check["verdict"]] = claim_verdicts.get(check["verdict"], 0) + 1
+        return {
+            "execution": {
+                "status": session.status,
+                "mode": session.mode,
+                "createdAt": serializers.DateTimeField().to_representation(session.created_at),
+                "finishedAt": serializers.DateTimeField().to_representation(session.finished_at)
+                if session.finished_at
+                else None,
+                "durationMs": duration,
+                "stepCount": len(trace.steps),
+                "invocationCount": len(trace.invocations),
+                "failedInvocationCount": sum(1 for inv in trace.invocations if inv.status == "FAILED"),
+                "evaluationState": session.evaluation_state,
+            },
+            "evidence": {
+                "rule": {
+                    "evidenceScore": (rule or {}).get("evidenceScore", session.evidence_score),
+                    "appliedRules": [f.get("rule") for f in (rule or {}).get("factors", []) if isinstance(f, dict)],
+                },
+                "verifier": {
+                    "verdict": (verifier or {}).get("verdict") or session.verifier_verdict or None,
+                    "groundednessScore": (verifier or {}).get("groundednessScore", session.groundedness_score),
+                    "claimVerdicts": claim_verdicts,
+                    "failureAttribution": session.failure_attribution or None,
+                },
+                "aiops": {
+                    "verdict": (aiops or {}).get("verdict") or session.aiops_verdict or None,
+                    "failedChecks": [
+                        c.get("name") or c.get("check")
+                        for c in (aiops or {}).get("checks", [])
+                        if isinstance(c, dict) and c.get("passed") is False
+                    ],
+                },
+            },
+            "user": {
+                "feedback": session.feedback or None,
+                "feedbackHistory": FeedbackEventSerializer(trace.feedback_history, many=True).data,
+                "case": TraceCaseSerializer(trace.case).data if trace.case else None,
+                "badCase": TraceBadCaseSerializer(trace.bad_case).data if trace.bad_case else None,
+            },
+        }
+
+
+def _layer(trace: Trace, name: str) -> dict[str, Any]:
+    value = (trace.session.self_evaluation or {}).get(name)
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def structured_layers(trace: Trace) -> dict[str, Any]:
+    """The three layers in camelCase; a missing layer is null. Memoised on the trace object."""
+    cached = getattr(trace.session, "_structured_layers", None)
+    if cached is not None:
+        return cached
+    rule, verifier, aiops = _layer(trace, RULE_LAYER), _layer(trace, VERIFIER_LAYER), _layer(trace, AIOPS_LAYER)
+    result = {
+        "ruleEvaluation": {
+            "evidenceScore": rule.get("evidence_score"),
+            "source": rule.get("source"),
+            "factors": _list(rule.get("factors")),
+        }
+        if rule
+        else None,
+        "verifierEvaluation": _verifier(verifier, trace.claim_checks) if verifier or trace.claim_checks else None,
+        "aiopsRuleEvaluation": {"verdict": aiops.get("verdict"), "checks": _list(aiops.get("checks"))}
+        if aiops
+        else None,
+        "raw": trace.session.self_evaluation or {},
+    }
+    trace.session._structured_layers = result
+    return result
+
+
+def _verifier(layer: dict[str, Any], rows: list[ClaimCheck]) -> dict[str, Any]:
+    gatekeeper = layer.get("gatekeeper_result") if isinstance(layer.get("gatekeeper_result"), dict) else {}
+    if rows:
+        claim_checks = [
+            {
+                "claimId": row.claim_id,
+                "text": row.text,
+                "critical": row.critical,
+                "verdict": row.verdict,
+                "judge": row.judge,
+                "rationale": row.rationale,
+                "service": row.service,
+                "facts": _list(row.facts),
+                "bindings": _list(row.bindings),
+            }
+            for row in rows
+        ]
+    else:
+        claim_checks = [_claim_from_json(item) for item in _list(layer.get("claim_checks")) if isinstance(item, dict)]
+    bindings = _list(gatekeeper.get("bindings")) or [
+        {"claimId": check["claimId"], **binding}
+        for check in claim_checks
+        for binding in check["bindings"]
+        if isinstance(binding, dict)
+    ]
+    return {
+        "verdict": layer.get("verdict"),
+        "groundednessScore": layer.get("groundedness_score"),
+        "criticalFactCount": layer.get("critical_fact_count"),
+        "round": layer.get("round"),
+        "rationale": layer.get("rationale"),
+        "traceabilityVersion": layer.get("traceability_version"),
+        "claimChecks": claim_checks,
+        "factsChecked": _list(layer.get("facts_checked")),
+        "gatekeeperBindings": bindings,
+        "gatekeeperSummary": gatekeeper.get("summary") if isinstance(gatekeeper.get("summary"), dict) else {},
+        "executorOutputParseStatus": layer.get("executor_output_parse_status") or {},
+        "composerOutput": layer.get("composer_output") or {},
+        "toolTraceSummary": layer.get("tool_trace_summary") or [],
+    }
+
+
+def _claim_from_json(item: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "claimId": str(item.get("claim_id") or item.get("claimId") or ""),
+        "text": str(item.get("text") or item.get("claim_text") or ""),
+        "critical": bool(item.get("critical")),
+        "verdict": str(item.get("verdict") or ""),
+        "judge": str(item.get("judge") or ""),
+        "rationale": str(item.get("rationale") or ""),
+        "service": str(item.get("service") or ""),
+        "facts": _list(item.get("facts")),
+        "bindings": _list(item.get("bindings")),
+    }

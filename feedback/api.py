@@ -1,0 +1,149 @@
+"""The feedback API: `POST /api/feedback` (seed section 7) and end-user feedback tokens."""
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
+from rest_framework import exceptions
+from rest_framework.authentication import SessionAuthentication
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from diagnosis.models import ProjectAPIKey
+from feedback.authentication import CanSubmitFeedback, FeedbackTokenAuthentication
+from feedback.models import FeedbackClient
+from feedback.selectors import feedback_session_get
+from feedback.serializers import (
+    FeedbackErrorSerializer,
+    FeedbackInputSerializer,
+    FeedbackResponseSerializer,
+    FeedbackTokenInputSerializer,
+    FeedbackTokenSerializer,
+)
+from feedback.services import feedback_submit
+from feedback.tokens import FeedbackGrant, feedback_token_issue
+from selfeval_site.api.authentication import AccessScope, ProjectAPIKeyAuthentication
+from selfeval_site.api.errors import api_exception_handler
+from selfeval_site.api.permissions import IsProjectClient
+from selfeval_site.api.schema import ERROR_RESPONSES
+
+RECORDED_MESSAGE = "反馈已记录"
+
+
+def feedback_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """The project's error handling, answered in the seed's `{success, message}` envelope."""
+    response = api_exception_handler(exc, context)
+    if response is None:
+        return None
+    error = response.data.get("error", {}) if isinstance(response.data, dict) else {}
+    fields = error.get("fields") or {}
+    if fields:
+        message = "; ".join(f"{name}: {' '.join(messages)}" for name, messages in fields.items())
+    else:
+        message = error.get("message") or "Request refused"
+    response.data = {"success": False, "message": message}
+    return response
+
+
+def _feedback_errors(*statuses: int) -> dict[int, OpenApiResponse]:
+    descriptions = {
+        400: "Invalid feedback value, malformed JSON or wrong field types",
+        401: "Missing or invalid credentials; expired or tampered feedback token",
+        403: "Not staff, or a feedback token bound to another session",
+        404: "Unknown session, or another project's",
+        429: "Feedback rate limit of this client exceeded",
+    }
+    return {code: OpenApiResponse(FeedbackErrorSerializer, description=descriptions[code]) for code in statuses}
+
+
+class FeedbackView(APIView):
+    authentication_classes = [ProjectAPIKeyAuthentication, FeedbackTokenAuthentication, SessionAuthentication]
+    permission_classes = [CanSubmitFeedback]
+    throttle_scope = "feedback"
+
+    def get_exception_handler(self):
+        return feedback_exception_handler
+
+    @extend_schema(
+        summary="Record user feedback on an answer",
+        description=(
+            "`useful` stores the feedback and creates or reuses the session's case (its id is `caseId`); "
+            "`not_useful` stores the feedback and opens or adds to the session's bad case (`caseId` is null). "
+            "The session's status never changes. Authenticate with `Api-Key`, a staff session, or "
+            "`Authorization: Feedback-Token <token>` (one vote per end user per session; a new vote replaces "
+            "the previous one). Errors use the same envelope with `success: false`."
+        ),
+        request=FeedbackInputSerializer,
+        responses={200: FeedbackResponseSerializer, **_feedback_errors(400, 401, 403, 404, 429)},
+        examples=[
+            OpenApiExample("useful", value={"sessionId": "s-20261129-0001", "feedback": "useful"}, request_only=True),
+            OpenApiExample(
+                "recorded",
+                value={"success": True, "message": RECORDED_MESSAGE, "caseId": "0b8c6c1e-9a4e-4f7e-8f59-3f1f5f0f8b1a"},
+                response_only=True,
+                status_codes=["200"],
+            ),
+            OpenApiExample(
+                "bad value",
+                value={"success": False, "message": "feedback: 'meh' is not one of: useful, not_useful."},
+                response_only=True,
+                status_codes=["400"],
+            ),
+        ],
+    )
+    def post(self, request: Request) -> Response:
+        serializer = FeedbackInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        auth = request.auth
+        if isinstance(auth, FeedbackGrant):
+            if data["sessionId"] != auth.session_id:
+                raise exceptions.PermissionDenied("This feedback token is bound to another session.")
+            session = feedback_session_get(scope=AccessScope(project_id=auth.project_id), session_id=data["sessionId"])
+            if session.pk != auth.session_pk:
+                raise exceptions.PermissionDenied("This feedback token is bound to another session.")
+        else:
+            session = feedback_session_get(
+                scope=AccessScope.from_request(request),
+                session_id=data["sessionId"],
+                project_slug=data["project"] if not isinstance(auth, ProjectAPIKey) else None,
+            )
+        result = feedback_submit(
+            session=session,
+            value=data["feedback"],
+            comment=data["comment"],
+            reviewer=data["reviewer"],
+            **_client_of(request),
+        )
+        case_id = str(result.case.pk) if result.case is not None else None
+        return Response({"success": True, "message": RECORDED_MESSAGE, "caseId": case_id})
+
+
+def _client_of(request: Request) -> dict[str, Any]:
+    if isinstance(request.auth, ProjectAPIKey):
+        return {"client": FeedbackClient.API_KEY, "api_key": request.auth}
+    if isinstance(request.auth, FeedbackGrant):
+        return {"client": FeedbackClient.TOKEN, "end_user_id": request.auth.end_user_id}
+    return {"client": FeedbackClient.ADMIN, "user": request.user}
+
+
+class FeedbackTokenView(APIView):
+    permission_classes = [IsProjectClient]
+    throttle_scope = "feedback_token"
+
+    @extend_schema(
+        summary="Issue a feedback token for an end user's browser",
+        description=(
+            "A short-lived signed token (SELFEVAL_FEEDBACK_TOKEN_TTL seconds, 15 minutes by default) bound to this "
+            "session and end user. The browser sends it as `Authorization: Feedback-Token <token>` to "
+            "POST /api/feedback, without ever seeing the API key. Project API keys only."
+        ),
+        request=FeedbackTokenInputSerializer,
+        responses={200: FeedbackTokenSerializer, **ERROR_RESPONSES},
+    )
+    def post(self, request: Request, session_id: str) -> Response:
+        serializer = FeedbackTokenInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        session = feedback_session_get(scope=AccessScope.from_request(request), session_id=session_id)
+        issued = feedback_token_issue(session=session, end_user_id=serializer.validated_data["endUserId"])
+        return Response(FeedbackTokenSerializer(issued).data)

@@ -1,0 +1,38 @@
+"""Reads of the feedback app."""
+
+from django.conf import settings
+from django.db.models import QuerySet
+from django.http import Http404
+
+from diagnosis.models import DiagnosisSession
+from feedback.models import FeedbackEvent
+from selfeval_site.api.authentication import AccessScope
+
+# What feedback_submit needs of the session; the big JSON columns stay in the database.
+_FEEDBACK_SESSION_FIELDS = ("pk", "project_id", "session_id", "verifier_verdict", "feedback", "status")
+
+
+def feedback_session_get(*, scope: AccessScope, session_id: str, project_slug: str | None = None) -> DiagnosisSession:
+    """The session feedback is for, as `diagnosis.selectors.session_get` finds it, slimmed down.
+
+    Another project's session is a 404; staff pass `project_slug` when the id is ambiguous.
+    """
+    sessions = DiagnosisSession.objects.visible_in(scope).filter(session_id=session_id).only(*_FEEDBACK_SESSION_FIELDS)
+    if project_slug:
+        sessions = sessions.filter(project__slug=project_slug)
+    found = list(sessions[:2])
+    if not found:
+        raise Http404(f"Session {session_id!r} not found")
+    if len(found) > 1:
+        raise Http404(f"Session {session_id!r} exists in several projects; pass project")
+    return found[0]
+
+
+def feedback_history(*, session: DiagnosisSession, limit: int | None = None) -> QuerySet[FeedbackEvent]:
+    """The session's most recent feedback events, newest first."""
+    limit = limit or settings.SELFEVAL_TRACE_FEEDBACK_HISTORY
+    return (
+        FeedbackEvent.objects.filter(session_id=session.pk)
+        .select_related("user")
+        .order_by("-created_at", "-id")[:limit]
+    )

@@ -1,0 +1,5 @@
+"""Write services of the feedback app; import them from here."""
+
+from feedback.services.submission import FeedbackResult, feedback_submit
+
+__all__ = ["FeedbackResult", "feedback_submit"]

@@ -1,0 +1,84 @@
+"""Recording user feedback (the seed's FeedbackService) and what each value sets in motion."""
+
+from dataclasses import dataclass
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.db import transaction
+
+from cases.models import BadCase, BadCaseSource, Case
+from cases.services import bad_case_open_for_session, case_create_from_session
+from diagnosis.models import DiagnosisSession, Feedback, ProjectAPIKey
+from feedback.models import EndUserVote, FeedbackClient, FeedbackEvent
+
+
+@dataclass(frozen=True, slots=True)
+class FeedbackResult:
+    event: FeedbackEvent
+    case: Case | None = None
+    bad_case: BadCase | None = None
+
+
+def feedback_submit(
+    *,
+    session: DiagnosisSession,
+    value: str,
+    client: str,
+    comment: str = "",
+    reviewer: str = "",
+    api_key: ProjectAPIKey | None = None,
+    user: AbstractBaseUser | None = None,
+    end_user_id: str = "",
+) -> FeedbackResult:
+    """Record one submission and act on it (seed section 7), all in one transaction.
+
+    Every submission becomes a FeedbackEvent; `session.feedback` becomes `value` and nothing
+    else of the session changes (status in particular). `useful` creates or reuses the session's
+    case; `not_useful` opens or adds to the session's bad case. With `end_user_id` (a feedback
+    token), the end user's EndUserVote is replaced; a repeated not_useful vote of the same end
+    user does not count twice on the bad case.
+
+    `session` needs pk, project_id, session_id and verifier_verdict loaded.
+    """
+    if value not in Feedback.values:
+        raise ValueError(f"unknown feedback value {value!r}")
+    if client not in FeedbackClient.values:
+        raise ValueError(f"unknown feedback client {client!r}")
+    case = bad_case = None
+    with transaction.atomic():
+        # First statement on purpose: it takes the session's row lock, so concurrent submissions
+        # for one session run one after another and each sees the case the previous one made.
+        DiagnosisSession.objects.filter(pk=session.pk).update(feedback=value)
+        event = FeedbackEvent.objects.create(
+            session_id=session.pk,
+            value=value,
+            comment=comment,
+            reviewer=reviewer,
+            client=client,
+            api_key=api_key,
+            user=user if user is not None and user.is_authenticated else None,
+            end_user_id=end_user_id,
+        )
+        previous_vote = _end_user_vote_replace(session=session, end_user_id=end_user_id, value=value)
+        if value == Feedback.USEFUL:
+            case = case_create_from_session(session=session)
+        else:
+            bad_case = bad_case_open_for_session(
+                session=session,
+                source=BadCaseSource.FEEDBACK,
+                from_feedback=previous_vote != Feedback.NOT_USEFUL,
+            )
+    session.feedback = value
+    return FeedbackResult(event=event, case=case, bad_case=bad_case)
+
+
+def _end_user_vote_replace(*, session: DiagnosisSession, end_user_id: str, value: str) -> str | None:
+    """Set the end user's vote; return the vote it replaced. Call under the session's row lock."""
+    if not end_user_id:
+        return None
+    vote = EndUserVote.objects.filter(session_id=session.pk, end_user_id=end_user_id).first()
+    if vote is None:
+        EndUserVote.objects.create(session_id=session.pk, end_user_id=end_user_id, value=value)
+        return None
+    if vote.value != value:
+        EndUserVote.objects.filter(pk=vote.pk).update(value=value)
+    return vote.value
