@@ -7,6 +7,7 @@ from rest_framework.routers import SimpleRouter
 from cases.api import CaseViewSet
 from diagnosis.api import SessionViewSet
 from diagnosis.api_trace import TraceView
+from evolution.api import EvolutionThresholdsView, EvolutionVerifyView
 from feedback.api import FeedbackTokenView, FeedbackView
 from selfeval_site.health import healthz
 
@@ -21,6 +22,8 @@ urlpatterns = [
     path("api/feedback", FeedbackView.as_view(), name="feedback"),
     re_path(r"^api/sessions/(?P<session_id>[^/]+)/feedback-token$", FeedbackTokenView.as_view(), name="feedback-token"),
     re_path(r"^api/trace/(?P<session_id>[^/]+)$", TraceView.as_view(), name="trace"),
+    path("api/evolution/verify", EvolutionVerifyView.as_view(), name="evolution-verify"),
+    path("api/evolution/thresholds", EvolutionThresholdsView.as_view(), name="evolution-thresholds"),
     path("api/", include(router.urls)),
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),
