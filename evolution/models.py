@@ -39,13 +39,13 @@ class VerificationThresholds(models.Model):
     `update_thresholds()`, which records a `ThresholdChange` for every change."""
 
     id = models.PositiveSmallIntegerField(primary_key=True, default=1, editable=False)
-    min_confidence = models.FloatField(
-        _("minimum confidence"), default=0.7, validators=_validators("min_confidence")
-    )
+    min_confidence = models.FloatField(_("minimum confidence"), default=0.7, validators=_validators("min_confidence"))
     min_improvement_ratio = models.FloatField(
         _("minimum improvement ratio"), default=1.2, validators=_validators("min_improvement_ratio")
     )
-    min_length = models.PositiveIntegerField(_("minimum length (characters)"), default=500, validators=_validators("min_length"))
+    min_length = models.PositiveIntegerField(
+        _("minimum length (characters)"), default=500, validators=_validators("min_length")
+    )
     min_user_satisfaction = models.FloatField(
         _("minimum user satisfaction"), default=4.0, validators=_validators("min_user_satisfaction")
     )
@@ -117,9 +117,7 @@ class VerificationLog(models.Model):
 
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
     source = models.CharField(_("source"), max_length=16, choices=VerificationSource.choices)
-    project = models.ForeignKey(
-        "diagnosis.Project", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
+    project = models.ForeignKey("diagnosis.Project", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

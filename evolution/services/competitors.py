@@ -23,7 +23,9 @@ class Provider:
 
     @classmethod
     def from_setting(cls, entry: dict[str, str]) -> "Provider":
-        return cls(name=entry["name"], base_url=entry["base_url"], model=entry["model"], api_key=entry.get("api_key", ""))
+        return cls(
+            name=entry["name"], base_url=entry["base_url"], model=entry["model"], api_key=entry.get("api_key", "")
+        )
 
 
 @dataclass(frozen=True)

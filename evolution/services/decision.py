@@ -175,9 +175,7 @@ def decide(
             "failed_must_pass": [name for name, ok in must_pass.items() if not ok],
             "improvements": improvements,
             "has_improvement": has_improvement,
-            "confidence_breakdown": {
-                name: CONFIDENCE_TENTHS[name] / 10 if ok else 0.0 for name, ok in earned.items()
-            },
+            "confidence_breakdown": {name: CONFIDENCE_TENTHS[name] / 10 if ok else 0.0 for name, ok in earned.items()},
             "confidence_uncapped": tenths / 10,
             "min_confidence": thresholds.min_confidence,
             "meets_confidence": confidence >= thresholds.min_confidence,
@@ -210,7 +208,9 @@ def _explain(
     else:
         reason("min_length_failed", "basic.new_length", **length_params)
         suggest(
-            "expand_length", "basic.new_length", min_length=basic["min_length"],
+            "expand_length",
+            "basic.new_length",
+            min_length=basic["min_length"],
             missing=basic["min_length"] - basic["new_length"],
         )
 
@@ -226,16 +226,27 @@ def _explain(
     ratio = basic["length_ratio"]
     ratio_params = {"min_ratio": basic["min_improvement_ratio"]}
     if basic["length_improved"]:
-        reason("length_improved", "basic.length_ratio", ratio=ratio if ratio is not None else float("inf"), **ratio_params)
+        reason(
+            "length_improved", "basic.length_ratio", ratio=ratio if ratio is not None else float("inf"), **ratio_params
+        )
     else:
-        reason("length_not_improved", "basic.length_ratio", ratio=f"{ratio:.2f}" if ratio is not None else "-", **ratio_params)
+        reason(
+            "length_not_improved",
+            "basic.length_ratio",
+            ratio=f"{ratio:.2f}" if ratio is not None else "-",
+            **ratio_params,
+        )
 
     old_overall, new_overall = quality["old_scores"]["overall"], quality["new_scores"]["overall"]
     delta = quality["improvement"]["overall_delta"]
     code = "quality_improved" if quality["improvement"]["overall_improved"] else "quality_not_improved"
     reason(code, "quality.overall", old=old_overall, new=new_overall, delta=delta)
     if quality["keywords"]["missing"]:
-        suggest("cover_keywords", "quality.completeness", keywords=("、" if lang == "zh" else ", ").join(quality["keywords"]["missing"]))
+        suggest(
+            "cover_keywords",
+            "quality.completeness",
+            keywords=("、" if lang == "zh" else ", ").join(quality["keywords"]["missing"]),
+        )
     if new_quality.usefulness < WEAK_SCORE:
         suggest("more_useful", "quality.usefulness", score=new_quality.usefulness)
     if new_quality.clarity < WEAK_SCORE and structure["meets_threshold"]:
@@ -251,15 +262,21 @@ def _explain(
             reason("competitor_rank_met", "competitors.rank", **rank_params)
         elif competitors["rank"] <= competitors["threshold"]:
             reason(
-                "competitor_rank_uncertain", "competitors.rank", failed=len(competitors["failures"]),
-                worst=competitors["rank_worst_case"], **rank_params,
+                "competitor_rank_uncertain",
+                "competitors.rank",
+                failed=len(competitors["failures"]),
+                worst=competitors["rank_worst_case"],
+                **rank_params,
             )
         else:
             reason("competitor_rank_failed", "competitors.rank", winner=competitors["winner"], **rank_params)
             winner = competitors["winner"]
             suggest(
-                "study_winner", "competitors.winner", winner=winner,
-                winner_score=competitors["scores"][winner]["overall"], ours=competitors["scores"][OURS]["overall"],
+                "study_winner",
+                "competitors.winner",
+                winner=winner,
+                winner_score=competitors["scores"][winner]["overall"],
+                ours=competitors["scores"][OURS]["overall"],
             )
     if competitors["degraded"]:
         errors = "; ".join(f"{f['name']}: {f['error']}" for f in competitors["failures"])

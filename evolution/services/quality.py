@@ -27,7 +27,9 @@ _ACTIONS = re.compile(
     r"\b(?:should|try|use|avoid|step|first|then|finally|make sure|consider|start|keep|set)\b",
     re.IGNORECASE,
 )
-_EXAMPLES = re.compile(r"例如|比如|举例|案例|例子|譬如|\bfor example\b|\be\.g\.|\bfor instance\b|\bsuch as\b", re.IGNORECASE)
+_EXAMPLES = re.compile(
+    r"例如|比如|举例|案例|例子|譬如|\bfor example\b|\be\.g\.|\bfor instance\b|\bsuch as\b", re.IGNORECASE
+)
 _NUMBERS = re.compile(r"\d+(?:\.\d+)?")
 _REFERENCES = re.compile(
     r"https?://|\[\d+\]|参考|来源|研究(?:表明|显示|发现)|据.{0,12}(?:报告|统计|研究)|"

@@ -12,14 +12,13 @@ _WORD = re.compile(r"^[\w\u3400-\u9fff]+$")
 _init_lock = threading.Lock()
 
 # Function words that say nothing about what a good answer must cover.
-STOPWORDS = frozenset(
-    """
+_STOPWORD_TEXT = """
     如何 怎么 怎样 怎么样 什么 为什么 为何 哪些 哪个 哪里 是否 能否 可以 应该 需要 请问 请 吗 呢 吧 啊 的 了 和 与 及 或
     是 在 有 我 你 他 她 它 我们 你们 他们 这 那 这个 那个 一个 一些 以及 还是 还有 就 都 也 要 会 能 把 被 对 从 到
     how what why which who when where does do did is are was were the a an of to in on for and or with my your
     can could should would i you we they it this that be been please about into by as at from
-    """.split()
-)
+"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 
 def char_length(text: str) -> int:

@@ -38,7 +38,13 @@ def _feedback(user_feedback: UserFeedback | dict | None) -> UserFeedback | None:
 
 
 def _fingerprint(
-    *, query: str, old: str, new: str, feedback: UserFeedback | None, lang: str, providers: list[Provider],
+    *,
+    query: str,
+    old: str,
+    new: str,
+    feedback: UserFeedback | None,
+    lang: str,
+    providers: list[Provider],
     thresholds: Thresholds,
 ) -> str:
     payload = {
@@ -80,7 +86,12 @@ def verify_evolution(
     thresholds = get_thresholds()
     providers = configured_providers() if compare_competitors else []
     fingerprint = _fingerprint(
-        query=query, old=old_response, new=new_response, feedback=feedback, lang=lang, providers=providers,
+        query=query,
+        old=old_response,
+        new=new_response,
+        feedback=feedback,
+        lang=lang,
+        providers=providers,
         thresholds=thresholds,
     )
     cached = cache.get(CACHE_PREFIX + fingerprint)
@@ -115,7 +126,9 @@ def verify_evolution(
         query=query,
         old_response=old_response,
         new_response=new_response,
-        user_feedback=None if feedback is None else {"satisfaction": feedback.satisfaction, "comments": feedback.comments},
+        user_feedback=None
+        if feedback is None
+        else {"satisfaction": feedback.satisfaction, "comments": feedback.comments},
         lang=lang,
         fingerprint=fingerprint,
         is_valid=result.is_valid,
