@@ -7,13 +7,14 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from evolution.models import VerificationSource
+from evolution.selectors import thresholds_current
 from evolution.serializers import (
     ThresholdsSerializer,
     ThresholdsUpdateSerializer,
     VerificationResultSerializer,
     VerifyRequestSerializer,
 )
-from evolution.services.thresholds import ThresholdValidationError, thresholds_row, update_thresholds
+from evolution.services.thresholds import ThresholdValidationError, update_thresholds
 from evolution.services.verification import verify_evolution
 from selfeval_site.api.authentication import request_api_key
 from selfeval_site.api.errors import ApplicationError
@@ -81,7 +82,7 @@ class EvolutionThresholdsView(APIView):
         summary="The verification thresholds in force", responses={200: ThresholdsSerializer, **ERROR_RESPONSES}
     )
     def get(self, request: Request) -> Response:
-        return Response(ThresholdsSerializer(thresholds_row()).data)
+        return Response(ThresholdsSerializer(thresholds_current()).data)
 
     @extend_schema(
         summary="Change some or all thresholds (staff with the change permission)",
@@ -96,4 +97,4 @@ class EvolutionThresholdsView(APIView):
         except ThresholdValidationError as exc:
             fields = {f"thresholds.{name}": messages for name, messages in exc.fields.items()}
             raise ApplicationError(f"Invalid thresholds: {', '.join(sorted(fields))}", fields=fields) from None
-        return Response(ThresholdsSerializer(thresholds_row()).data)
+        return Response(ThresholdsSerializer(thresholds_current()).data)

@@ -9,6 +9,7 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
+from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 # name: (type, minimum, maximum, default, description). The defaults are the guide's table.
@@ -27,6 +28,11 @@ def _validators(name: str) -> list:
     return [MinValueValidator(low), MaxValueValidator(high)]
 
 
+def _help(name: str) -> str:
+    _type, low, high, default, label = THRESHOLD_SPECS[name]
+    return format_lazy("{} ({} {:g}, {} {:g}–{:g})", label, _("default"), default, _("range"), low, high)
+
+
 def _range_check(name: str) -> models.CheckConstraint:
     _type, low, high, _default, _label = THRESHOLD_SPECS[name]
     return models.CheckConstraint(
@@ -39,21 +45,41 @@ class VerificationThresholds(models.Model):
     `update_thresholds()`, which records a `ThresholdChange` for every change."""
 
     id = models.PositiveSmallIntegerField(primary_key=True, default=1, editable=False)
-    min_confidence = models.FloatField(_("minimum confidence"), default=0.7, validators=_validators("min_confidence"))
+    min_confidence = models.FloatField(
+        _("minimum confidence"),
+        default=0.7,
+        validators=_validators("min_confidence"),
+        help_text=_help("min_confidence"),
+    )
     min_improvement_ratio = models.FloatField(
-        _("minimum improvement ratio"), default=1.2, validators=_validators("min_improvement_ratio")
+        _("minimum improvement ratio"),
+        default=1.2,
+        validators=_validators("min_improvement_ratio"),
+        help_text=_help("min_improvement_ratio"),
     )
     min_length = models.PositiveIntegerField(
-        _("minimum length (characters)"), default=500, validators=_validators("min_length")
+        _("minimum length (characters)"),
+        default=500,
+        validators=_validators("min_length"),
+        help_text=_help("min_length"),
     )
     min_user_satisfaction = models.FloatField(
-        _("minimum user satisfaction"), default=4.0, validators=_validators("min_user_satisfaction")
+        _("minimum user satisfaction"),
+        default=4.0,
+        validators=_validators("min_user_satisfaction"),
+        help_text=_help("min_user_satisfaction"),
     )
     max_competitor_rank = models.PositiveSmallIntegerField(
-        _("required competitor rank (top N)"), default=2, validators=_validators("max_competitor_rank")
+        _("required competitor rank (top N)"),
+        default=2,
+        validators=_validators("max_competitor_rank"),
+        help_text=_help("max_competitor_rank"),
     )
     min_structure_score = models.FloatField(
-        _("minimum structure score"), default=0.6, validators=_validators("min_structure_score")
+        _("minimum structure score"),
+        default=0.6,
+        validators=_validators("min_structure_score"),
+        help_text=_help("min_structure_score"),
     )
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
     updated_by = models.ForeignKey(

@@ -31,12 +31,6 @@ def get_thresholds() -> Thresholds:
     return Thresholds(**{name: getattr(row, name) for name in THRESHOLD_SPECS})
 
 
-def thresholds_row() -> VerificationThresholds:
-    """The stored row with who changed it last (for the API and the admin)."""
-    _current_row()
-    return VerificationThresholds.objects.select_related("updated_by").get(pk=1)
-
-
 def validate_threshold_changes(changes: Any) -> dict[str, float | int]:
     """Check names, types and ranges; return the values with their proper types.
     Booleans are not numbers here, and integer thresholds refuse fractions."""

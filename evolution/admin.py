@@ -1,0 +1,210 @@
+"""Evolution pages: the verification log (view only) and the thresholds editor with its history.
+
+Thresholds are saved through `update_thresholds`, so an admin edit is validated and recorded
+exactly like an API change.
+"""
+
+from typing import Any
+
+from django.contrib import admin
+from django.http import HttpResponseRedirect
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext_lazy as _
+
+from evolution.models import THRESHOLD_SPECS, ThresholdChange, VerificationLog, VerificationThresholds
+from evolution.services.thresholds import get_thresholds, update_thresholds
+from selfeval_site.admin_paging import CappedCountPaginator
+
+DIMENSIONS = (
+    ("basic", _("Basic metrics")),
+    ("structure", _("Structure")),
+    ("quality", _("Content quality")),
+    ("competitors", _("Competitor comparison")),
+    ("user_feedback", _("User feedback")),
+    ("decision", _("Decision")),
+)
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, bool):
+        return format_html('<span class="se-evo-{}">{}</span>', "yes" if value else "no", "✔" if value else "✘")
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, dict):
+        return _table(value)
+    if isinstance(value, list):
+        if not value:
+            return "—"
+        return format_html("<ul>{}</ul>", format_html_join("", "<li>{}</li>", ((_value(item),) for item in value)))
+    return str(value)
+
+
+def _table(data: dict[str, Any]) -> str:
+    if not data:
+        return "—"
+    rows = ((key, _value(value)) for key, value in data.items())
+    return format_html(
+        '<table class="se-evo-table"><tbody>{}</tbody></table>',
+        format_html_join("", "<tr><th>{}</th><td>{}</td></tr>", rows),
+    )
+
+
+def _dimension_field(key: str, label: str):
+    def display(self, obj: VerificationLog) -> str:
+        return _table((obj.metrics or {}).get(key) or {})
+
+    display.short_description = label
+    display.__name__ = f"{key}_metrics"
+    return display
+
+
+@admin.register(VerificationLog)
+class VerificationLogAdmin(admin.ModelAdmin):
+    list_display = [
+        "created_at",
+        "query_excerpt",
+        "decision",
+        "confidence",
+        "new_length",
+        "structure_score",
+        "quality_overall",
+        "quality_delta",
+        "competitors",
+        "adoption",
+        "source",
+        "cached",
+        "duration_ms",
+    ]
+    list_display_links = ["created_at", "query_excerpt"]
+    list_filter = ["is_valid", "adoption", "source", "competitor_status", "cached", "lang"]
+    date_hierarchy = "created_at"
+    list_select_related = False
+    show_full_result_count = False
+    paginator = CappedCountPaginator
+    list_per_page = 50
+    readonly_fields = [
+        "decision",
+        "reasons_display",
+        "suggestions_display",
+        "thresholds_display",
+        *(f"{key}_metrics" for key, _label in DIMENSIONS),
+    ]
+    fieldsets = [
+        (
+            _("Decision"),
+            {
+                "fields": [
+                    "decision",
+                    "confidence",
+                    "adoption",
+                    "reasons_display",
+                    "suggestions_display",
+                    "created_at",
+                    "source",
+                    "project",
+                    "requested_by",
+                    "cached",
+                    "duration_ms",
+                    "lang",
+                ]
+            },
+        ),
+        (_("Metrics per dimension"), {"fields": [f"{key}_metrics" for key, _label in DIMENSIONS]}),
+        (_("Thresholds used"), {"fields": ["thresholds_display"]}),
+        (_("Answers"), {"fields": ["query", "old_response", "new_response", "user_feedback", "fingerprint"]}),
+    ]
+
+    def get_queryset(self, request):
+        # The change list never needs the answers; they can be large.
+        queryset = super().get_queryset(request)
+        if request.resolver_match and request.resolver_match.url_name.endswith("_changelist"):
+            queryset = queryset.defer("old_response", "new_response", "reasons", "suggestions", "metrics")
+        return queryset
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description=_("query"))
+    def query_excerpt(self, obj: VerificationLog) -> str:
+        return obj.query if len(obj.query) <= 60 else obj.query[:60] + "…"
+
+    @admin.display(description=_("decision"), ordering="is_valid")
+    def decision(self, obj: VerificationLog) -> str:
+        label = _("valid") if obj.is_valid else _("invalid")
+        return format_html('<span class="se-evo-{}">{}</span>', "yes" if obj.is_valid else "no", label)
+
+    @admin.display(description=_("competitors"), ordering="competitor_status")
+    def competitors(self, obj: VerificationLog) -> str:
+        if obj.competitor_rank:
+            return format_html("{} (#{})", obj.get_competitor_status_display(), obj.competitor_rank)
+        return obj.get_competitor_status_display()
+
+    @admin.display(description=_("reasons"))
+    def reasons_display(self, obj: VerificationLog) -> str:
+        return _value(obj.reasons)
+
+    @admin.display(description=_("suggestions"))
+    def suggestions_display(self, obj: VerificationLog) -> str:
+        return _value(obj.suggestions)
+
+    @admin.display(description=_("thresholds"))
+    def thresholds_display(self, obj: VerificationLog) -> str:
+        return _table(obj.thresholds or {})
+
+    basic_metrics = _dimension_field("basic", _("basic metrics"))
+    structure_metrics = _dimension_field("structure", _("structure"))
+    quality_metrics = _dimension_field("quality", _("content quality"))
+    competitors_metrics = _dimension_field("competitors", _("competitor comparison"))
+    user_feedback_metrics = _dimension_field("user_feedback", _("user feedback"))
+    decision_metrics = _dimension_field("decision", _("decision"))
+
+
+class ThresholdChangeInline(admin.TabularInline):
+    """Every change of the thresholds: who, when, from where, old and new values."""
+
+    model = ThresholdChange
+    fields = ["changed_at", "changed_by", "source", "changes_display"]
+    readonly_fields = fields
+    extra = 0
+    max_num = 0
+    can_delete = False
+    verbose_name_plural = _("history of changes")
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("changed_by")
+
+    @admin.display(description=_("changes"))
+    def changes_display(self, obj: ThresholdChange) -> str:
+        rows = ((name, pair.get("old"), pair.get("new")) for name, pair in (obj.changes or {}).items())
+        return format_html_join("", "<div><code>{}</code>: <del>{}</del> → <ins>{}</ins></div>", rows)
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(VerificationThresholds)
+class VerificationThresholdsAdmin(admin.ModelAdmin):
+    fields = [*THRESHOLD_SPECS, "updated_at", "updated_by"]
+    readonly_fields = ["updated_at", "updated_by"]
+    inlines = [ThresholdChangeInline]
+
+    def changelist_view(self, request, extra_context=None):
+        """There is one set of thresholds: the list is its editor."""
+        get_thresholds()  # creates the row with the guide's defaults on first use
+        return HttpResponseRedirect(reverse("admin:evolution_verificationthresholds_change", args=[1]))
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def save_model(self, request, obj, form, change):
+        changes = {name: form.cleaned_data[name] for name in form.changed_data if name in THRESHOLD_SPECS}
+        update_thresholds(changes=changes, user=request.user, source="admin")
