@@ -1,0 +1,115 @@
+"""Plausible evaluation columns for the raw bulk mode, where no evaluation runs.
+
+The evidence score follows the seed's rule table exactly (it only needs the invocations); the
+verifier and AIOps verdicts are what the scenario was built to provoke. Good enough to fill
+an admin with a million filterable rows; real sessions are always evaluated by the pipeline.
+"""
+
+import random
+from datetime import datetime, timedelta
+from typing import Any
+
+from diagnosis.models import EvaluationState, FailureAttribution
+from diagnosis.services.demo.generator import DemoSession
+
+_VERIFIER = {
+    "grounded_l0": "PASS",
+    "grounded_l1": "PASS",
+    "partial_failure": "PASS",
+    "no_hit": "LOW_CONFID",
+    "unknown_ref": "LOW_CONFID",
+    "ref_from_failed_call": "LOW_CONFID",
+    "no_tool_calls": "LOW_CONFID",
+    "absence_claim": "REJECT",
+    "fabricated_excerpt": "REJECT",
+    "altered_number": "REJECT",
+    "all_calls_failed": "REJECT",
+    "invalid_executor_output": "REJECT",
+}
+_AIOPS = {
+    "aiops_focused": "PASS",
+    "aiops_no_evidence_tools": "WARN",
+    "aiops_unrelated_alert": "FAIL",
+    "aiops_no_report": "FAIL",
+    "aiops_failed": "FAIL",
+}
+_ATTRIBUTION = {
+    "no_hit": FailureAttribution.RETRIEVAL_MISS,
+    "no_tool_calls": FailureAttribution.RETRIEVAL_MISS,
+    "all_calls_failed": FailureAttribution.TOOL_ERROR,
+    "ref_from_failed_call": FailureAttribution.TOOL_ERROR,
+    "fabricated_excerpt": FailureAttribution.CITATION_FAILURE,
+    "unknown_ref": FailureAttribution.CITATION_FAILURE,
+    "absence_claim": FailureAttribution.UNSUPPORTED_REASONING,
+    "altered_number": FailureAttribution.UNSUPPORTED_REASONING,
+    "invalid_executor_output": FailureAttribution.UNSUPPORTED_REASONING,
+}
+_GROUNDEDNESS = {"PASS": (0.8, 1.0), "LOW_CONFID": (0.4, 0.75), "REJECT": (0.0, 0.35)}
+
+
+def rule_evidence_score(payload: dict[str, Any]) -> tuple[int, list[dict[str, Any]]]:
+    """The seed's rule table: the score and the factors that applied."""
+    if payload["status"] == "FAILED":
+        return 0, [{"rule": "execution_failed", "delta": 0}]
+    calls = payload["toolInvocations"]
+    if not calls:
+        return 0, [{"rule": "no_tool_call", "delta": 0}]
+    factors = []
+    if any(c["status"] == "SUCCESS" for c in calls):
+        factors.append({"rule": "has_successful_tool_call", "delta": 30})
+    levels = {(c["retrievalDetails"] or {}).get("matchLevel") for c in calls if c["retrievalDetails"]}
+    if "L0" in levels:
+        factors.append({"rule": "l0_exact_match", "delta": 35})
+    elif "L1" in levels:
+        factors.append({"rule": "l1_semantic_match", "delta": 20})
+    elif levels:
+        factors.append({"rule": "retrieval_no_hit", "delta": -10})
+    if all(c["status"] == "FAILED" for c in calls):
+        factors.append({"rule": "all_tool_calls_failed", "delta": -20})
+    return max(0, min(100, sum(f["delta"] for f in factors))), factors
+
+
+def plausible_evaluation(demo: DemoSession, *, now: datetime) -> dict[str, Any]:
+    """Session columns (self_evaluation and its mirrors) as if the pipeline had run."""
+    rng = random.Random(f"selfeval-demo-eval:{demo.session_id}")
+    payload = demo.payload
+    score, factors = rule_evidence_score(payload)
+    container: dict[str, Any] = {"rule_evaluation": {"evidence_score": score, "source": "rule", "factors": factors}}
+    verdict = aiops = ""
+    groundedness = None
+    finished = payload["status"] == "SUCCEEDED"
+    if payload["mode"] == "chat" and finished:
+        verdict = _VERIFIER.get(demo.scenario, "")
+        legacy = payload.get("selfEvaluation")
+        if legacy:
+            verdict = legacy["verdict"]
+        if verdict:
+            low, high = _GROUNDEDNESS[verdict]
+            groundedness = round(rng.uniform(low, high), 2)
+            container["verifier_evaluation"] = {
+                "verdict": verdict,
+                "groundedness_score": groundedness,
+                "round": 1,
+                "traceability_version": "v1",
+                "rationale": "demo data (bulk mode): verdict set by the generator, not by a judge",
+            }
+    if payload["mode"] == "aiops":
+        aiops = _AIOPS.get(demo.scenario, "")
+        if aiops:
+            container["aiops_rule_evaluation"] = {"verdict": aiops, "checks": []}
+    attribution = (
+        _ATTRIBUTION.get(demo.scenario, FailureAttribution.NONE) if verdict in {"LOW_CONFID", "REJECT"} else ""
+    )
+    created = datetime.fromisoformat(payload["createdAt"].replace("Z", "+00:00"))
+    return {
+        "self_evaluation": container,
+        "evidence_score": score,
+        "verifier_verdict": verdict,
+        "groundedness_score": groundedness,
+        "aiops_verdict": aiops,
+        "failure_attribution": attribution or (FailureAttribution.NONE if verdict == "PASS" else ""),
+        "feedback": demo.feedback,
+        "evaluation_state": EvaluationState.DONE,
+        "evaluation_attempts": 1,
+        "evaluated_at": min(now, created + timedelta(seconds=rng.randint(5, 120))),
+    }

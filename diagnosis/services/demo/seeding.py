@@ -1,0 +1,221 @@
+"""Bulk insertion of generated demo sessions (the fast path; the API goes through session_upsert).
+
+Rows are mapped from the same camelCase payloads the API accepts and stored exactly as
+`session_upsert` would store them (same language detection, ref SHA-256s, evidence
+fingerprint, legacy self_evaluation import), but a thousand sessions at a time.
+"""
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.db import connection, transaction
+
+from diagnosis.models import (
+    DiagnosisSession,
+    DiagnosisStep,
+    EvaluationState,
+    EvidenceRef,
+    Project,
+    ToolInvocation,
+)
+from diagnosis.serializers import SessionIngestSerializer
+from diagnosis.services.demo.generator import DemoSession, demo_session_build
+from diagnosis.services.demo.mirrored import plausible_evaluation
+from diagnosis.services.demo.writers import as_aware, row_writer
+from diagnosis.services.ingestion import detect_language, evidence_fingerprint, sha256_text
+from diagnosis.services.merge import self_evaluation_import_legacy
+
+DEFAULT_PROJECTS = ("acme-chat", "acme-aiops")
+PROJECT_NAMES = {"acme-chat": "ACME chat agent", "acme-aiops": "ACME AIOps agent"}
+
+
+class DemoDataError(ValueError):
+    """A generated payload failed SessionIngestSerializer: a bug in the generator."""
+
+
+@dataclass
+class SeedResult:
+    created: int = 0
+    skipped: int = 0
+    seconds: float = 0.0
+    created_pks: list[int] = field(default_factory=list)
+    sessions: list[DemoSession] = field(default_factory=list)  # the created ones, when kept
+
+
+def demo_projects_ensure(*, slugs: Iterable[str]) -> dict[str, Project]:
+    projects = {}
+    for slug in slugs:
+        projects[slug], _ = Project.objects.get_or_create(
+            slug=slug, defaults={"name": PROJECT_NAMES.get(slug, slug.replace("-", " ").title())}
+        )
+    return projects
+
+
+def demo_sessions_seed(
+    *,
+    sessions: int,
+    seed: int,
+    now: datetime,
+    days: int = 30,
+    project_slugs: tuple[str, ...] = DEFAULT_PROJECTS,
+    validate_below: int | None = None,
+    mirrored: bool = False,
+    batch_size: int = 1000,
+    keep_sessions: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> SeedResult:
+    """Insert demo sessions 0..sessions-1 of `seed`; sessions already stored are skipped.
+
+    Payloads with an index below `validate_below` (all when None) go through
+    SessionIngestSerializer first; the first ones cycle through every scenario, so a sample
+    of a thousand checks every shape the generator makes. `mirrored` fills the
+    evaluation columns with plausible values instead of leaving them for the evaluation (the
+    raw mode for large benchmarks). Each batch is one transaction: never a session without its
+    children. `progress(done, total)` is called after each batch.
+    """
+    started = time.perf_counter()
+    projects = demo_projects_ensure(slugs=project_slugs)
+    writer = row_writer()
+    result = SeedResult()
+    for start in range(0, sessions, batch_size):
+        batch = [
+            demo_session_build(seed=seed, index=index, now=now, days=days, projects=project_slugs)
+            for index in range(start, min(sessions, start + batch_size))
+        ]
+        fresh = _without_existing(batch, projects)
+        result.skipped += len(batch) - len(fresh)
+        for demo in fresh:
+            if validate_below is None or demo.index < validate_below:
+                _validate(demo)
+        with transaction.atomic():
+            pks = _insert(writer, fresh, projects, mirrored=mirrored, now=now)
+        result.created += len(pks)
+        result.created_pks.extend(pks)
+        if keep_sessions:
+            result.sessions.extend(fresh)
+        if progress:
+            progress(min(sessions, start + batch_size), sessions)
+    if connection.vendor == "postgresql" and result.created >= 10_000:
+        # Fresh statistics, so the admin's first queries on a big seed get sensible plans.
+        with connection.cursor() as cursor:
+            for model in (DiagnosisSession, ToolInvocation, EvidenceRef):
+                cursor.execute(f"ANALYZE {connection.ops.quote_name(model._meta.db_table)}")
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _without_existing(batch: list[DemoSession], projects: dict[str, Project]) -> list[DemoSession]:
+    existing = set(
+        DiagnosisSession.objects.filter(
+            project_id__in=[p.pk for p in projects.values()], session_id__in=[d.session_id for d in batch]
+        ).values_list("project_id", "session_id")
+    )
+    return [d for d in batch if (projects[d.project_slug].pk, d.session_id) not in existing]
+
+
+def _validate(demo: DemoSession) -> None:
+    serializer = SessionIngestSerializer(data=demo.payload)
+    if not serializer.is_valid():
+        raise DemoDataError(f"generated session {demo.session_id} is invalid: {serializer.errors}")
+
+
+def _insert(
+    writer: Any, batch: list[DemoSession], projects: dict[str, Project], *, mirrored: bool, now: datetime
+) -> list[int]:
+    session_rows, hashes = [], []
+    for demo in batch:
+        payload = demo.payload
+        ref_hashes = [
+            sha256_text(ref["content"])
+            for inv in payload["toolInvocations"]
+            if inv["retrievalDetails"]
+            for ref in inv["retrievalDetails"]["evidenceRefs"]
+        ]
+        hashes.append(ref_hashes)
+        row = _session_row(payload, project_id=projects[demo.project_slug].pk, now=now)
+        row["evidence_fingerprint"] = evidence_fingerprint(ref_hashes)
+        if mirrored:
+            row.update(plausible_evaluation(demo, now=now))
+        session_rows.append(row)
+    session_pks = writer.insert(DiagnosisSession, session_rows)
+
+    step_rows, invocation_rows, pending_refs = [], [], []
+    for demo, session_pk, ref_hashes in zip(batch, session_pks, hashes, strict=True):
+        payload = demo.payload
+        step_rows.extend(
+            {
+                "session_id": session_pk,
+                "index": s["index"],
+                "name": s["name"],
+                "status": s["status"],
+                "detail": s["detail"],
+            }
+            for s in payload["steps"]
+        )
+        hash_iter = iter(ref_hashes)
+        for position, inv in enumerate(payload["toolInvocations"]):
+            details = inv["retrievalDetails"]
+            invocation_rows.append(
+                {
+                    "session_id": session_pk,
+                    "position": position,
+                    "invocation_id": inv["invocationId"],
+                    "step_index": inv["stepIndex"],
+                    "tool_name": inv["toolName"],
+                    "status": inv["status"],
+                    "arguments": inv["arguments"],
+                    "output": inv["output"],
+                    "error": inv["error"] or "",
+                    "latency_ms": inv["latencyMs"],
+                    "match_level": (details or {}).get("matchLevel", ""),
+                }
+            )
+            refs = [
+                {
+                    "session_id": session_pk,
+                    "position": ref_position,
+                    "ref_id": ref["refId"],
+                    "source": ref["source"],
+                    "content": ref["content"],
+                    "content_sha256": next(hash_iter),
+                }
+                for ref_position, ref in enumerate((details or {}).get("evidenceRefs", []))
+            ]
+            pending_refs.append(refs)
+    writer.insert(DiagnosisStep, step_rows)
+    invocation_pks = writer.insert(ToolInvocation, invocation_rows)
+    ref_rows = []
+    for invocation_pk, refs in zip(invocation_pks, pending_refs, strict=True):
+        for ref in refs:
+            ref["invocation_id"] = invocation_pk
+            ref_rows.append(ref)
+    writer.insert(EvidenceRef, ref_rows)
+    return session_pks
+
+
+def _session_row(payload: dict[str, Any], *, project_id: int, now: datetime) -> dict[str, Any]:
+    alert = payload.get("alert")
+    row: dict[str, Any] = {
+        "project_id": project_id,
+        "session_id": payload["sessionId"],
+        "mode": payload["mode"],
+        "language": detect_language(payload["query"]),
+        "query": payload["query"],
+        "answer": payload["answer"],
+        "status": payload["status"],
+        "alert": alert,
+        "alert_name": (alert or {}).get("name", ""),
+        "alert_service": (alert or {}).get("service", ""),
+        "active_alerts": payload["activeAlerts"],
+        "executor_output": payload["executorOutput"],
+        "created_at": as_aware(payload["createdAt"]),
+        "finished_at": as_aware(payload["finishedAt"]),
+        "evaluation_state": EvaluationState.PENDING,
+        "evaluation_requested_at": now,
+    }
+    if payload.get("selfEvaluation") is not None:
+        row.update(self_evaluation_import_legacy(legacy=payload["selfEvaluation"]))
+    return row

@@ -1,0 +1,258 @@
+"""seed_demo: deterministic generation, every evidence case, idempotent bulk seeding on both databases."""
+
+import re
+from datetime import UTC, datetime
+
+import pytest
+from django.core.management import call_command
+
+from diagnosis.models import (
+    NO_EVIDENCE_REF,
+    DiagnosisSession,
+    DiagnosisStep,
+    EvaluationState,
+    EvidenceRef,
+    Project,
+    ToolInvocation,
+)
+from diagnosis.serializers import SessionIngestSerializer
+from diagnosis.services.demo.generator import SCENARIOS, demo_session_build, payload_digest
+from diagnosis.services.demo.seeding import demo_sessions_seed
+from diagnosis.services.ingestion import session_upsert
+
+NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+PROJECTS = ("acme-chat", "acme-aiops")
+FULL_CYCLE = 2 * len(SCENARIOS)
+
+
+def build(count: int, seed: int = 1, start: int = 0):
+    return [
+        demo_session_build(seed=seed, index=i, now=NOW, days=30, projects=PROJECTS) for i in range(start, start + count)
+    ]
+
+
+def refs_of(payload):
+    return {
+        ref["refId"]: (inv, ref)
+        for inv in payload["toolInvocations"]
+        if inv["retrievalDetails"]
+        for ref in inv["retrievalDetails"]["evidenceRefs"]
+    }
+
+
+def bindings(payload):
+    output = payload["executorOutput"] or {}
+    claims = output.get("claims") if isinstance(output.get("claims"), list) else []
+    for claim in claims:
+        for evidence in claim.get("evidence") if isinstance(claim.get("evidence"), list) else []:
+            yield claim, evidence
+
+
+def test_same_seed_gives_the_same_sessions_and_content():
+    first, second = build(80), build(80)
+    assert [d.session_id for d in first] == [d.session_id for d in second]
+    assert [payload_digest(d.payload) for d in first] == [payload_digest(d.payload) for d in second]
+    assert len({d.session_id for d in first}) == 80
+
+
+def test_session_content_does_not_depend_on_the_run_size_but_on_the_seed():
+    assert payload_digest(build(1, start=57)[0].payload) == payload_digest(build(60)[57].payload)
+    other_seed = build(80, seed=2)
+    assert {d.session_id for d in other_seed}.isdisjoint({d.session_id for d in build(80)})
+    assert [payload_digest(d.payload) for d in other_seed[FULL_CYCLE:]] != [
+        payload_digest(d.payload) for d in build(80)[FULL_CYCLE:]
+    ]
+
+
+def test_every_generated_payload_is_accepted_by_the_ingestion_serializer():
+    for demo in build(FULL_CYCLE + 60):
+        serializer = SessionIngestSerializer(data=demo.payload)
+        assert serializer.is_valid(), (demo.session_id, serializer.errors)
+
+
+def test_a_full_cycle_covers_every_evidence_case_in_both_languages_and_modes():
+    demos = build(FULL_CYCLE)
+    payloads = [d.payload for d in demos]
+    found: set[str] = set()
+    for demo, p in zip(demos, payloads, strict=True):
+        found.add(f"{p['mode']}:{demo.language}")
+        calls = p["toolInvocations"]
+        levels = {(c["retrievalDetails"] or {}).get("matchLevel") for c in calls}
+        found |= {f"match:{level}" for level in levels if level}
+        found.add(f"status:{p['status']}")
+        if not calls:
+            found.add("no_tool_calls")
+        elif all(c["status"] == "FAILED" for c in calls):
+            found.add("all_calls_failed")
+        elif any(c["status"] == "FAILED" for c in calls):
+            found.add("some_call_failed")
+        refs = refs_of(p)
+        for claim, evidence in bindings(p):
+            ref_id, excerpt = evidence["refId"], evidence["excerpt"]
+            if ref_id == NO_EVIDENCE_REF:
+                found.add("no_evidence")
+                if re.search(r"已排除|确认没有", claim["text"]) or re.search(
+                    r"ruled out|Confirmed there is no", claim["text"]
+                ):
+                    found.add(f"absence_claim:{demo.language}")
+            elif ref_id not in refs:
+                found.add("unknown_ref")
+            else:
+                invocation, ref = refs[ref_id]
+                if invocation["status"] == "FAILED":
+                    found.add("ref_from_failed_call")
+                elif excerpt in ref["content"]:
+                    found.add("verbatim_excerpt")
+                    claim_numbers = re.findall(r"(\d+)%", claim["text"])
+                    excerpt_numbers = re.findall(r"(\d+)%", excerpt)
+                    if (
+                        claim_numbers
+                        and excerpt_numbers
+                        and claim_numbers[0] == excerpt_numbers[0][::-1] != excerpt_numbers[0]
+                    ):
+                        found.add("altered_number")
+                else:
+                    found.add("fabricated_excerpt")
+        output = p["executorOutput"]
+        if output is not None and (
+            output.get("version") != "executor_evidence_v2"
+            or not all(isinstance(c, dict) and "text" in c for c in output.get("claims", [None]))
+        ):
+            found.add("invalid_executor_output")
+        legacy = p.get("selfEvaluation") or {}
+        if "evidence_score" in legacy and "verdict" in legacy:
+            found.add("legacy_self_evaluation")
+        if p["mode"] == "aiops" and p["answer"]:
+            root_cause = p["answer"].split("\n")[1]
+            if any(a["service"] in root_cause for a in p["activeAlerts"]) and p["alert"]["service"] not in root_cause:
+                found.add("unrelated_alert_diagnosed")
+        if re.search(r"^(## 根因|## Root cause|\*\*根因分析\*\*|\*\*Root cause analysis\*\*)$", p["answer"], re.M):
+            found.add("markdown_root_cause")
+        if "`" in p["answer"]:
+            found.add("error_code")
+    expected = {
+        "chat:zh", "chat:en", "aiops:zh", "aiops:en", "match:L0", "match:L1", "match:NONE",
+        "status:FAILED", "status:RUNNING", "status:SUCCEEDED", "no_tool_calls", "all_calls_failed",
+        "some_call_failed", "no_evidence", "absence_claim:zh", "absence_claim:en", "unknown_ref",
+        "ref_from_failed_call", "verbatim_excerpt", "altered_number", "fabricated_excerpt",
+        "invalid_executor_output", "legacy_self_evaluation", "unrelated_alert_diagnosed",
+        "markdown_root_cause", "error_code",
+    }  # fmt: skip
+    assert expected <= found, expected - found
+
+
+def test_sessions_go_to_the_chat_and_aiops_projects_and_spread_over_the_days():
+    demos = build(200)
+    assert {d.project_slug for d in demos if d.payload["mode"] == "chat"} == {"acme-chat"}
+    assert {d.project_slug for d in demos if d.payload["mode"] == "aiops"} == {"acme-aiops"}
+    created = sorted(datetime.fromisoformat(d.payload["createdAt"]) for d in demos)
+    assert created[0] >= NOW.replace(day=30, month=10) and created[-1] <= NOW
+    assert (created[-1] - created[0]).days >= 25
+
+
+def _stored(session: DiagnosisSession):
+    skip = {"id", "project", "ingested_at", "updated_at", "evaluation_requested_at", "needs_review"}
+    columns = {f.attname: getattr(session, f.attname) for f in session._meta.concrete_fields if f.name not in skip}
+    steps = list(DiagnosisStep.objects.filter(session=session).values_list("index", "name", "status", "detail"))
+    invocations = list(
+        ToolInvocation.objects.filter(session=session).values_list(
+            "position", "invocation_id", "step_index", "tool_name", "status", "arguments", "output", "error",
+            "latency_ms", "match_level",
+        )
+    )  # fmt: skip
+    refs = list(
+        EvidenceRef.objects.filter(session=session)
+        .order_by("invocation__position", "position")
+        .values_list("invocation__invocation_id", "position", "ref_id", "source", "content", "content_sha256")
+    )
+    return columns, steps, invocations, refs
+
+
+@pytest.mark.django_db
+def test_bulk_seeding_stores_exactly_what_the_ingestion_api_stores():
+    result = demo_sessions_seed(sessions=FULL_CYCLE, seed=4, now=NOW, keep_sessions=True)
+    assert result.created == FULL_CYCLE
+    mirror = Project.objects.create(slug="mirror", name="Mirror")
+    for demo in result.sessions:
+        serializer = SessionIngestSerializer(data=demo.payload)
+        assert serializer.is_valid(), serializer.errors
+        via_api = session_upsert(project=mirror, data=serializer.validated_data).session
+        bulk = DiagnosisSession.objects.get(project__slug=demo.project_slug, session_id=demo.session_id)
+        via_api.refresh_from_db()
+        assert _stored(bulk) == _stored(via_api), demo.scenario
+
+
+@pytest.mark.django_db
+def test_seed_demo_is_idempotent_and_extends_a_smaller_run(capsys):
+    call_command("seed_demo", sessions=30, seed=5, evaluate=False)
+    first = dict(DiagnosisSession.objects.values_list("session_id", "pk"))
+    children = (DiagnosisStep.objects.count(), ToolInvocation.objects.count(), EvidenceRef.objects.count())
+    call_command("seed_demo", sessions=30, seed=5, evaluate=False)
+    assert dict(DiagnosisSession.objects.values_list("session_id", "pk")) == first
+    assert (DiagnosisStep.objects.count(), ToolInvocation.objects.count(), EvidenceRef.objects.count()) == children
+    assert "0 created, 30 already there" in capsys.readouterr().out
+
+    call_command("seed_demo", sessions=45, seed=5, evaluate=False)
+    assert DiagnosisSession.objects.count() == 45
+    expected = {d.session_id for d in build(45, seed=5)}
+    assert set(DiagnosisSession.objects.values_list("session_id", flat=True)) == expected
+    assert set(Project.objects.values_list("slug", flat=True)) == set(PROJECTS)
+    assert set(DiagnosisSession.objects.values_list("evaluation_state", flat=True)) == {EvaluationState.PENDING}
+
+
+@pytest.mark.django_db
+def test_seed_demo_uses_the_given_projects_and_days():
+    call_command("seed_demo", sessions=20, seed=6, evaluate=False, projects=["bot-a", "bot-b", "bot-c"], days=2)
+    by_project = dict(
+        DiagnosisSession.objects.values_list("project__slug", "mode")
+        .distinct()
+        .order_by()
+        .values_list("project__slug", "mode")
+    )
+    assert by_project["bot-b"] == "aiops"
+    assert {"bot-a", "bot-c"} <= set(by_project) and by_project["bot-a"] == by_project["bot-c"] == "chat"
+    oldest = DiagnosisSession.objects.order_by("created_at").first().created_at
+    newest = DiagnosisSession.objects.order_by("-created_at").first().created_at
+    assert (newest - oldest).total_seconds() <= 2 * 86400
+
+
+@pytest.mark.django_db
+def test_bulk_only_mode_fills_the_mirrored_evaluation_columns():
+    call_command("seed_demo", sessions=FULL_CYCLE, seed=7, bulk_only=True)
+    sessions = {s.session_id: s for s in DiagnosisSession.objects.all()}
+    assert {s.evaluation_state for s in sessions.values()} == {EvaluationState.DONE}
+    by_scenario = {d.scenario: sessions[d.session_id] for d in build(FULL_CYCLE, seed=7)}
+    assert by_scenario["grounded_l0"].evidence_score == 65
+    assert by_scenario["grounded_l0"].verifier_verdict == "PASS"
+    assert by_scenario["grounded_l0"].self_evaluation["rule_evaluation"]["evidence_score"] == 65
+    assert by_scenario["no_tool_calls"].evidence_score == 0
+    assert by_scenario["all_calls_failed"].evidence_score == 0
+    assert by_scenario["no_hit"].evidence_score == 20
+    assert by_scenario["fabricated_excerpt"].verifier_verdict == "REJECT"
+    assert by_scenario["aiops_unrelated_alert"].aiops_verdict == "FAIL"
+    assert by_scenario["aiops_focused"].aiops_verdict == "PASS"
+    assert by_scenario["running_session"].verifier_verdict == ""
+    assert DiagnosisSession.objects.filter(needs_review=True).exists()
+    assert DiagnosisSession.objects.exclude(feedback="").exists()
+
+
+@pytest.mark.django_db
+def test_seed_demo_with_evaluation_fills_every_layer_and_the_back_office(capsys):
+    pytest.importorskip("diagnosis.services.producers.pipeline")
+    from cases.models import BadCase, Case
+    from diagnosis.models import SessionReview
+    from feedback.models import FeedbackEvent
+
+    call_command("seed_demo", sessions=120, seed=1)
+    out = capsys.readouterr().out
+    assert "120 created" in out
+    assert not DiagnosisSession.objects.filter(evaluation_state=EvaluationState.PENDING).exists()
+    chat_done = DiagnosisSession.objects.filter(mode="chat", status="SUCCEEDED")
+    assert not chat_done.filter(verifier_verdict="").exists()
+    assert not DiagnosisSession.objects.filter(mode="aiops", aiops_verdict="").exists()
+    assert set(chat_done.values_list("verifier_verdict", flat=True)) >= {"PASS", "REJECT"}
+    demos_with_feedback = [d for d in build(120) if d.feedback]
+    assert FeedbackEvent.objects.count() == len(demos_with_feedback)
+    assert Case.objects.filter(status="approved").exists()
+    assert BadCase.objects.exists()
+    assert SessionReview.objects.exists()
