@@ -13,7 +13,6 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, models
 from django.utils import timezone
 
-
 _REQUIRED = object()  # no default: every row must carry the value
 
 
