@@ -1,0 +1,173 @@
+"""AIOps rule evaluation (`aiops_rule_evaluation`): light rule checks of an alert diagnosis.
+
+Checks (each entry: check, passed, reason, severity, applicable, plus details):
+- final_report_present (critical): the answer is not empty;
+- focuses_on_input_alert (critical, payload mode = an input alert exists): the report names the
+  alert's service or the alert name (compared without case, spaces, hyphens, underscores);
+- evidence_tools_succeeded (critical): at least one evidence tool call succeeded;
+- evidence_<category> (warning), one per category of the tool map: a call of that category
+  succeeded. The map is `SELFEVAL_AIOPS_TOOL_CATEGORIES` ({category: [tool names]});
+- unrelated_alerts_not_main_object (critical, payload mode with other active alerts): the lead of
+  the report (its root-cause / conclusion section, else its first section or paragraph) does
+  not name another active alert's service or name instead of the input alert.
+
+Verdict: FAIL when an applicable critical check fails, WARN when only warning checks fail, PASS
+otherwise. Checks that do not apply pass with `applicable: false` and never change the verdict.
+"""
+
+import re
+from typing import Any
+
+from django.conf import settings
+
+from .text import compact
+from .types import SessionData
+
+DEFAULT_TOOL_CATEGORIES: dict[str, list[str]] = {
+    "knowledge": ["lookup_knowledge", "search_kb"],
+    "logs": ["query_logs", "search_logs"],
+    "metrics": ["query_metrics", "prometheus_query"],
+}
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
+_LEAD_HEADING = re.compile(
+    r"root\s*cause|conclusion|diagnosis|summary|根因|根本原因|原因|结论|诊断|摘要", re.IGNORECASE
+)
+
+
+def tool_categories() -> dict[str, list[str]]:
+    """{category: [tool names]} from `SELFEVAL_AIOPS_TOOL_CATEGORIES`, else the defaults."""
+    configured = getattr(settings, "SELFEVAL_AIOPS_TOOL_CATEGORIES", None) or DEFAULT_TOOL_CATEGORIES
+    return {category: [t.lower() for t in tools] for category, tools in configured.items()}
+
+
+def tool_category(tool_name: str, categories: dict[str, list[str]] | None = None) -> str:
+    for category, tools in (categories or tool_categories()).items():
+        if tool_name.lower() in tools:
+            return category
+    return ""
+
+
+def _mentions(text_compact: str, *names: str) -> list[str]:
+    return [name for name in names if name and len(compact(name)) >= 3 and compact(name) in text_compact]
+
+
+def report_lead(answer: str) -> str:
+    """The part of the report that states the main diagnosis (see the module docstring)."""
+    sections: list[tuple[str, list[str]]] = [("", [])]
+    for line in answer.splitlines():
+        heading = _HEADING.match(line)
+        if heading:
+            sections.append((heading.group(1), []))
+        else:
+            sections[-1][1].append(line)
+    for title, body in sections:
+        if title and _LEAD_HEADING.search(title):
+            return f"{title}\n" + "\n".join(body).strip()
+    for title, body in sections:
+        text = "\n".join(body).strip()
+        if text:
+            paragraph = re.split(r"\n\s*\n", text)[0]
+            return f"{title}\n{paragraph}".strip()
+    return answer.strip()[:300]
+
+
+def aiops_rule_evaluation(*, session: SessionData) -> dict[str, Any]:
+    categories = tool_categories()
+    alert = session.alert or {}
+    alert_name, alert_service = str(alert.get("name") or ""), str(alert.get("service") or "")
+    payload_mode = bool(alert_name or alert_service)
+    answer = session.answer or ""
+    answer_compact = compact(answer)
+    checks: list[dict[str, Any]] = []
+
+    def add(check: str, passed: bool, reason: str, severity: str = "critical", applicable: bool = True, **extra: Any):
+        checks.append(
+            {
+                "check": check,
+                "passed": passed,
+                "reason": reason,
+                "severity": severity,
+                "applicable": applicable,
+                **extra,
+            }
+        )
+
+    add(
+        "final_report_present",
+        bool(answer.strip()),
+        "the final report is present" if answer.strip() else "no final report",
+    )
+
+    if payload_mode:
+        named = _mentions(answer_compact, alert_service, alert_name)
+        add(
+            "focuses_on_input_alert",
+            bool(named),
+            f"the report names the input alert ({', '.join(named)})" if named else
+            f"the report names neither the alert service {alert_service!r} nor the alert {alert_name!r}",
+        )  # fmt: skip
+    else:
+        add("focuses_on_input_alert", True, "no input alert (not payload mode)", applicable=False)
+
+    per_category: dict[str, dict[str, Any]] = {}
+    for category in categories:
+        per_category[category] = {"called": 0, "succeeded": 0, "tools": []}
+    for inv in session.invocations:
+        category = tool_category(inv.tool_name, categories)
+        if category:
+            entry = per_category[category]
+            entry["called"] += 1
+            entry["succeeded"] += inv.status == "SUCCESS"
+            if inv.tool_name not in entry["tools"]:
+                entry["tools"].append(inv.tool_name)
+    any_success = any(entry["succeeded"] for entry in per_category.values())
+    add(
+        "evidence_tools_succeeded",
+        any_success,
+        "at least one evidence tool call succeeded" if any_success else "no evidence tool call succeeded",
+        categories={c: e["succeeded"] > 0 for c, e in per_category.items()},
+    )
+    for category, entry in per_category.items():
+        if entry["succeeded"]:
+            reason = f"{entry['succeeded']}/{entry['called']} {category} calls succeeded"
+        elif entry["called"]:
+            reason = f"all {entry['called']} {category} calls failed"
+        else:
+            reason = f"no {category} tool was called (tools: {', '.join(categories[category])})"
+        add(f"evidence_{category}", entry["succeeded"] > 0, reason, severity="warning", tools=entry["tools"])
+
+    add_unrelated = _unrelated_alerts_check(session, alert_name, alert_service, answer)
+    add(**add_unrelated)
+
+    critical_failed = [
+        c["check"] for c in checks if c["applicable"] and not c["passed"] and c["severity"] == "critical"
+    ]
+    warnings = [c["check"] for c in checks if c["applicable"] and not c["passed"] and c["severity"] == "warning"]
+    verdict = "FAIL" if critical_failed else "WARN" if warnings else "PASS"
+    return {"verdict": verdict, "checks": checks, "failed_checks": critical_failed + warnings}
+
+
+def _unrelated_alerts_check(session: SessionData, alert_name: str, alert_service: str, answer: str) -> dict[str, Any]:
+    others = [
+        a
+        for a in session.active_alerts
+        if isinstance(a, dict)
+        and not (str(a.get("name") or "") == alert_name and str(a.get("service") or "") == alert_service)
+    ]
+    base = {"check": "unrelated_alerts_not_main_object"}
+    if not (alert_name or alert_service) or not others:
+        reason = "no input alert" if others else "no other active alert"
+        return {**base, "passed": True, "reason": reason, "applicable": False}
+    lead_compact = compact(report_lead(answer))
+    if _mentions(lead_compact, alert_service, alert_name):
+        return {**base, "passed": True, "reason": "the report's main diagnosis is about the input alert"}
+    for other in others:
+        named = _mentions(lead_compact, str(other.get("service") or ""), str(other.get("name") or ""))
+        if named and compact(str(other.get("service") or "")) != compact(alert_service):
+            return {
+                **base,
+                "passed": False,
+                "reason": f"the report's main diagnosis is about another active alert ({', '.join(named)})",
+                "alert": {"name": other.get("name"), "service": other.get("service")},
+            }
+    return {**base, "passed": True, "reason": "no other active alert is the main diagnosis object"}

@@ -1,0 +1,153 @@
+"""Composer (`composer_output`): the user-facing answer, built only from what the verifier allows.
+
+- PASS: the supported claims.
+- LOW_CONFID: the supported claims, a low-confidence notice and `retry_context`: the claims that
+  need evidence (with why) and the tools likely to supply it (the tool map's tools of the
+  category the claim's wording and facts point to; a tool whose call failed is named first).
+- REJECT: only the supported (confirmed) claims and a degraded notice.
+- No judged claims (executor output missing or invalid): a notice that the answer could not be
+  checked; `finalAnswer` is never copied into the answer.
+The text is in the session's language (zh / en).
+"""
+
+import re
+from typing import Any
+
+from .aiops import tool_categories, tool_category
+from .gatekeeper import REF_FROM_FAILED_CALL
+from .judges import SUPPORTED
+from .verifier import LOW_CONFID, PASS, REJECT, ClaimOutcome
+
+_NOTICES = {
+    "zh": {
+        LOW_CONFID: "提示：以下结论证据不足，置信度较低，仅供参考；部分结论需要补充证据后再确认。",
+        REJECT: "提示：回答未通过证据校验，已降级，仅保留已被证据确认的信息。",
+        "unverified": "提示：执行器未给出有效的结构化证据输出，无法校验该回答，请补充证据后重试。",
+        "empty": "暂无可由证据确认的结论。",
+    },
+    "en": {
+        LOW_CONFID: "Note: the evidence for this answer is incomplete (low confidence); some conclusions still need evidence.",
+        REJECT: "Note: this answer failed evidence verification and was degraded to the confirmed facts only.",
+        "unverified": "Note: the executor gave no valid structured evidence output, so this answer could not be verified.",
+        "empty": "No conclusion could be confirmed by the evidence.",
+    },
+}
+_CATEGORY_HINTS = {
+    "logs": re.compile(
+        r"log|error|exception|stack|trace|timeout|timed out|日志|报错|异常|错误|超时|堆栈", re.IGNORECASE
+    ),
+    "metrics": re.compile(
+        r"cpu|memory|latency|qps|rps|rate|usage|throughput|%|指标|内存|延迟|使用率|错误率|连接数|吞吐|负载",
+        re.IGNORECASE,
+    ),
+}
+_FACT_CATEGORIES = {"percent": "metrics", "duration": "metrics", "size": "metrics"}
+
+
+def _sentence(text: str, language: str) -> str:
+    text = text.strip()
+    if language == "zh":
+        return text if text[-1:] in "。！？.!?" else f"{text}。"
+    return text if text[-1:] in ".!?。" else f"{text}."
+
+
+def _join(texts: list[str], language: str) -> str:
+    sentences = [_sentence(t, language) for t in texts if t.strip()]
+    return ("" if language == "zh" else " ").join(sentences)
+
+
+def _claim_categories(outcome: ClaimOutcome) -> list[str]:
+    found = [category for category, pattern in _CATEGORY_HINTS.items() if pattern.search(outcome.claim.text)]
+    for fact in outcome.facts:
+        if fact["kind"] == "error_code" and "logs" not in found:
+            found.append("logs")
+        category = _FACT_CATEGORIES.get(fact["family"])
+        if category and category not in found:
+            found.append(category)
+    return found or ["knowledge"]
+
+
+def _suggested_tools(outcomes: list[ClaimOutcome], used_tools: list[str]) -> list[dict[str, Any]]:
+    categories = tool_categories()
+    suggestions: dict[str, dict[str, Any]] = {}
+
+    def suggest(tool: str, category: str, claim_id: str, why: str) -> None:
+        entry = suggestions.setdefault(tool, {"tool": tool, "category": category, "claims": [], "why": why})
+        if claim_id not in entry["claims"]:
+            entry["claims"].append(claim_id)
+
+    for outcome in outcomes:
+        for binding in outcome.bindings:
+            if binding.status == REF_FROM_FAILED_CALL and binding.tool:
+                suggest(
+                    binding.tool,
+                    tool_category(binding.tool, categories),
+                    outcome.claim.claim_id,
+                    "the cited call failed",
+                )
+        for category in _claim_categories(outcome):
+            tools = categories.get(category, [])
+            # Prefer a tool of that category the agent already uses.
+            tool = next((t for t in used_tools if t.lower() in tools), tools[0] if tools else "")
+            if tool:
+                suggest(tool, category, outcome.claim.claim_id, f"{category} evidence for the claim")
+    return list(suggestions.values())
+
+
+def composer_output(
+    *,
+    verdict: str,
+    outcomes: list[ClaimOutcome],
+    language: str,
+    parse_status: dict[str, Any],
+    used_tools: list[str],
+) -> dict[str, Any]:
+    language = language if language in _NOTICES else "en"
+    notices = _NOTICES[language]
+    supported = [o for o in outcomes if o.verdict == SUPPORTED]
+    withheld = [o for o in outcomes if o.verdict != SUPPORTED]
+    body = _join([o.claim.text for o in supported], language)
+    unverified = parse_status.get("status") != "VALID" or not outcomes
+    retry_context = None
+    notice: str | None = None
+    if verdict == PASS:
+        mode = "full"
+    elif unverified:
+        mode, notice = "unverified", notices["unverified"]
+        retry_context = {
+            "reason": f"executor output {parse_status.get('status', 'MISSING').lower()}",
+            "claims": [],
+            "suggested_tools": [],
+            "instruction": "re-run the executor and return executor_evidence_v2 claims bound to evidence refs",
+        }
+    elif verdict == LOW_CONFID:
+        mode, notice = "low_confidence", notices[LOW_CONFID]
+        retry_context = {
+            "reason": "claims need more evidence",
+            "claims": [
+                {
+                    "claimId": o.claim.claim_id,
+                    "text": o.claim.text,
+                    "verdict": o.verdict,
+                    "critical": o.claim.critical,
+                    "reason": o.rationale,
+                }
+                for o in withheld
+            ],  # fmt: skip
+            "suggested_tools": _suggested_tools(withheld, used_tools),
+        }
+    else:
+        mode, notice = "degraded", notices[REJECT]
+    answer_parts = [p for p in (notice, body or (notices["empty"] if verdict != PASS or not outcomes else "")) if p]
+    return {
+        "language": language,
+        "verdict": verdict,
+        "mode": mode,
+        "answer": "\n\n".join(answer_parts),
+        "notice": notice,
+        "claims_used": [o.claim.claim_id for o in supported],
+        "claims_withheld": [o.claim.claim_id for o in withheld],
+        "retry_context": retry_context,
+        "parse_status": parse_status.get("status"),
+        "summary": {"claims": len(outcomes), "supported": len(supported), "withheld": len(withheld)},
+    }

@@ -1,0 +1,155 @@
+"""Gatekeeper (code only): is every evidence binding of every claim real?
+
+Each binding gets exactly one status, checked in this order:
+- NO_EVIDENCE: the refId is `$.no_evidence` (the query retrieved nothing; it supports no claim);
+- REF_NOT_FOUND: no ref of the session has that id. A binding may also cite a call's raw output
+  by its invocationId (logs and metrics tools have no retrieval refs);
+- REF_FROM_FAILED_CALL: the ref belongs to a call whose status is FAILED;
+- EXCERPT_MISMATCH: the excerpt does not occur in the ref content after normalisation (see
+  `text.normalise`: NFKC, width, whitespace, case). An excerpt with an ellipsis ("...", "…",
+  "……") matches when its parts occur in the content in order; every part needs at least two
+  characters. An empty excerpt never verifies;
+- VERIFIED otherwise.
+
+A fabricated excerpt therefore never passes: it must literally occur in a successful call's
+content. For a verified binding the sentence around the excerpt is kept as the judge's context.
+"""
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .executor_output import NO_EVIDENCE_REF, Claim
+from .text import normalise, sentence_context
+from .types import InvocationData
+
+VERIFIED = "VERIFIED"
+REF_NOT_FOUND = "REF_NOT_FOUND"
+REF_FROM_FAILED_CALL = "REF_FROM_FAILED_CALL"
+EXCERPT_MISMATCH = "EXCERPT_MISMATCH"
+NO_EVIDENCE = "NO_EVIDENCE"
+STATUSES = (VERIFIED, REF_NOT_FOUND, REF_FROM_FAILED_CALL, EXCERPT_MISMATCH, NO_EVIDENCE)
+
+_ELLIPSIS = re.compile(r"\.{3,}|…+")
+_EDGE_PUNCTUATION = " .,;:!?。，；：！？、\"'“”‘’"
+_MIN_PART = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Something a binding can cite: a retrieval ref, or a call's raw output."""
+
+    ref_id: str
+    source: str
+    content: str  # normalised
+    invocation: InvocationData
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedBinding:
+    claim_id: str
+    ref_id: str
+    excerpt: str
+    status: str
+    reason: str
+    invocation_id: str = ""
+    tool: str = ""
+    source: str = ""
+    context: str = ""  # normalised sentence(s) around the verified excerpt
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "claimId": self.claim_id,
+            "refId": self.ref_id,
+            "excerpt": self.excerpt,
+            "status": self.status,
+            "reason": self.reason,
+            "invocationId": self.invocation_id,
+            "tool": self.tool,
+        }
+
+
+def source_index(invocations: tuple[InvocationData, ...]) -> dict[str, Source]:
+    """refId -> citable source; invocation ids cite raw outputs unless a ref has the same id."""
+    index: dict[str, Source] = {}
+    for inv in invocations:
+        output = inv.output if isinstance(inv.output, str) else json.dumps(inv.output, ensure_ascii=False)
+        index.setdefault(inv.invocation_id, Source(inv.invocation_id, inv.tool_name, normalise(output or ""), inv))
+    for inv in invocations:
+        for ref in inv.refs:
+            index[ref.ref_id] = Source(ref.ref_id, ref.source, normalise(ref.content), inv)
+    return index
+
+
+def excerpt_span(excerpt: str, content: str) -> tuple[int, int] | None:
+    """Where the normalised excerpt occurs in normalised content, or None. Content is normalised."""
+    wanted = normalise(excerpt).strip(_EDGE_PUNCTUATION)
+    if not wanted:
+        return None
+    found = content.find(wanted)
+    if found >= 0:
+        return found, found + len(wanted)
+    parts = [p.strip(_EDGE_PUNCTUATION) for p in _ELLIPSIS.split(wanted)]
+    parts = [p for p in parts if p]
+    if len(parts) < 2 or any(len(p) < _MIN_PART for p in parts):
+        return None
+    start: int | None = None
+    position = 0
+    for part in parts:
+        found = content.find(part, position)
+        if found < 0:
+            return None
+        start = found if start is None else start
+        position = found + len(part)
+    return (start or 0), position
+
+
+def binding_check(*, claim_id: str, ref_id: str, excerpt: str, sources: dict[str, Source]) -> CheckedBinding:
+    if ref_id == NO_EVIDENCE_REF:
+        return CheckedBinding(claim_id, ref_id, excerpt, NO_EVIDENCE, "the query retrieved no matching evidence")
+    source = sources.get(ref_id)
+    if source is None:
+        return CheckedBinding(claim_id, ref_id, excerpt, REF_NOT_FOUND, "no evidence ref or call has this id")
+    inv = source.invocation
+    where = {"invocation_id": inv.invocation_id, "tool": inv.tool_name, "source": source.source}
+    if inv.status != "SUCCESS":
+        return CheckedBinding(
+            claim_id, ref_id, excerpt, REF_FROM_FAILED_CALL, f"call {inv.invocation_id} failed", **where
+        )
+    if not normalise(excerpt).strip(_EDGE_PUNCTUATION):
+        return CheckedBinding(claim_id, ref_id, excerpt, EXCERPT_MISMATCH, "empty excerpt", **where)
+    span = excerpt_span(excerpt, source.content)
+    if span is None:
+        return CheckedBinding(
+            claim_id, ref_id, excerpt, EXCERPT_MISMATCH, "excerpt does not occur in the ref content", **where
+        )
+    context = sentence_context(source.content, *span)
+    return CheckedBinding(
+        claim_id, ref_id, excerpt, VERIFIED, "excerpt found in the ref content", context=context, **where
+    )
+
+
+def gatekeeper_check(*, claims: list[Claim], invocations: tuple[InvocationData, ...]) -> list[CheckedBinding]:
+    """Every binding of every claim, in claim then evidence order."""
+    sources = source_index(invocations)
+    return [
+        binding_check(claim_id=claim.claim_id, ref_id=b.ref_id, excerpt=b.excerpt, sources=sources)
+        for claim in claims
+        for b in claim.evidence
+    ]
+
+
+def gatekeeper_result(*, bindings: list[CheckedBinding]) -> dict[str, Any]:
+    """The `gatekeeper_result` JSON: every binding, statuses per claim and the counts."""
+    counts = dict.fromkeys(STATUSES, 0)
+    by_claim: dict[str, list[str]] = {}
+    for b in bindings:
+        counts[b.status] += 1
+        by_claim.setdefault(b.claim_id, []).append(b.status)
+    failed = counts[REF_NOT_FOUND] + counts[REF_FROM_FAILED_CALL] + counts[EXCERPT_MISMATCH]
+    return {
+        "bindings": [b.as_dict() for b in bindings],
+        "by_claim": by_claim,
+        "summary": {"total": len(bindings), **counts, "passed": failed == 0},
+    }

@@ -1,0 +1,159 @@
+"""Text helpers shared by the producers: normalisation, tokens (jieba for Chinese), negation, context.
+
+Normalisation is what the gatekeeper compares on: Unicode NFKC (which also folds full-width
+forms to their ASCII width), whitespace runs collapsed to one space, spaces that touch a CJK
+character dropped (Chinese does not separate words, agents insert spaces at random), casefold.
+
+Chinese is segmented with jieba, never character by character. jieba's dictionary is loaded
+once, lazily, on the first Chinese text, with its logging silenced.
+"""
+
+import logging
+import re
+import threading
+import unicodedata
+from collections.abc import Iterable
+from functools import lru_cache
+
+_CJK_CLASS = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK = re.compile(f"[{_CJK_CLASS}]")
+_SPACES = re.compile(r"\s+")
+_SPACE_NEAR_CJK = re.compile(f"(?<=[{_CJK_CLASS}]) | (?=[{_CJK_CLASS}])")
+# ASCII words keep their inner hyphens, dots and apostrophes (order-service, 10.0.0.1, isn't);
+# CJK runs go to jieba.
+_TOKEN_RUN = re.compile(rf"[A-Za-z0-9%]+(?:[-_.'][A-Za-z0-9%]+)*|[{_CJK_CLASS}]+")
+
+NEGATIONS_EN = frozenset(
+    {"not", "no", "never", "none", "without", "nothing", "neither", "nor", "cannot", "can't", "isn't", "aren't",
+     "wasn't", "weren't", "doesn't", "don't", "didn't", "hasn't", "haven't", "won't", "couldn't", "unable"}
+)  # fmt: skip
+NEGATIONS_ZH = frozenset(
+    {"不", "未", "没", "没有", "无", "非", "并未", "从未", "并非", "不是", "未能", "无法", "未见", "别", "否"}
+)
+# jieba keeps some negated words whole; these are split into the negation and the negated word.
+_NEGATED_COMPOUNDS = {"不存在": "存在", "未发现": "发现", "没发现": "发现", "不可用": "可用", "无异常": "异常"}
+
+STOPWORDS = frozenset(
+    {
+        # English function words and connectives: they carry no evidence.
+        "a", "an", "the", "is", "are", "was", "were", "be", "been", "being", "of", "to", "in", "on", "at", "for",
+        "and", "or", "by", "with", "from", "that", "this", "these", "those", "it", "its", "as", "has", "have",
+        "had", "do", "does", "did", "which", "when", "while", "then", "than", "so", "because", "due", "caused",
+        "causes", "cause", "led", "leads", "after", "before", "there", "their", "into", "also", "very", "all",
+        "any", "some", "we", "our", "can", "will", "would", "should", "may", "might", "us", "such", "via",
+        # Chinese particles and connectives.
+        "的", "了", "是", "在", "和", "与", "及", "或", "被", "把", "将", "对", "中", "时", "当", "由于", "因为",
+        "导致", "所以", "也", "都", "而", "这", "那", "其", "个", "一个", "该", "并", "于", "为", "从", "到", "已",
+        "已经", "就", "则", "且", "等", "会", "有", "着", "过", "之", "以", "造成", "引起", "出现", "发生",
+    }
+)  # fmt: skip
+
+_jieba_lock = threading.Lock()
+_jieba = None
+
+
+def _segmenter():
+    """jieba's default tokenizer, initialised once (its dictionary load takes ~0.5 s)."""
+    global _jieba
+    if _jieba is None:
+        with _jieba_lock:
+            if _jieba is None:
+                import jieba
+
+                jieba.setLogLevel(logging.WARNING)
+                logging.getLogger("jieba").setLevel(logging.WARNING)
+                jieba.initialize()
+                # Keep "发现" and "异常" apart so "未发现异常" negates "发现", as in "没有发现异常".
+                jieba.del_word("发现异常")
+                _jieba = jieba
+    return _jieba
+
+
+def has_cjk(text: str) -> bool:
+    return bool(_CJK.search(text or ""))
+
+
+def detect_language(text: str) -> str:
+    return "zh" if has_cjk(text) else "en"
+
+
+def normalise(text: str) -> str:
+    """NFKC + width folding, whitespace collapsed, spaces next to CJK dropped, casefolded."""
+    text = unicodedata.normalize("NFKC", text or "")
+    text = _SPACES.sub(" ", text).strip()
+    text = _SPACE_NEAR_CJK.sub("", text)
+    return text.casefold()
+
+
+def compact(text: str) -> str:
+    """Normalised text without spaces, hyphens and underscores: `Order Service` == `order-service`."""
+    return re.sub(r"[\s\-_]+", "", normalise(text))
+
+
+@lru_cache(maxsize=8192)
+def _tokens(text: str) -> tuple[str, ...]:
+    out: list[str] = []
+    for match in _TOKEN_RUN.finditer(normalise(text)):
+        run = match.group()
+        if _CJK.match(run):
+            for word in _segmenter().lcut(run, HMM=True):
+                compound = _NEGATED_COMPOUNDS.get(word)
+                if compound is None:
+                    out.append(word)
+                else:
+                    out.extend((word[: len(word) - len(compound)], compound))
+        else:
+            out.append(run)
+    return tuple(out)
+
+
+def tokens(text: str) -> list[str]:
+    """Normalised word tokens in order (punctuation dropped); Chinese runs segmented by jieba."""
+    return list(_tokens(text or ""))
+
+
+def is_negation(token: str) -> bool:
+    return token in NEGATIONS_EN or token in NEGATIONS_ZH
+
+
+def content_tokens(toks: Iterable[str]) -> list[str]:
+    return [t for t in toks if t not in STOPWORDS and not is_negation(t)]
+
+
+_CLAUSE = re.compile(r"[,，;；:：。.!?！？、\n]+(?:\s|$)|[，；：。！？、\n]")
+
+
+def negated_terms(text: str, scope: int = 2) -> set[str]:
+    """Content words governed by a negation: up to `scope` content tokens after it, same clause."""
+    negated: set[str] = set()
+    for clause in _CLAUSE.split(text or ""):
+        toks = tokens(clause)
+        for i, token in enumerate(toks):
+            if not is_negation(token):
+                continue
+            taken = 0
+            for following in toks[i + 1 :]:
+                if is_negation(following):
+                    break
+                if following in STOPWORDS:
+                    continue
+                negated.add(following)
+                taken += 1
+                if taken >= scope:
+                    break
+    return negated
+
+
+_SENTENCE_END = re.compile(r"[。！？!?;；\n]|\.(?=\s|$)")
+
+
+def sentence_context(content: str, start: int, end: int, limit: int = 240) -> str:
+    """The sentence(s) of `content` around [start, end), at most `limit` characters either side."""
+    left = max(0, start - limit)
+    for match in _SENTENCE_END.finditer(content, left, start):
+        left = match.end()
+    right = min(len(content), end + limit)
+    found = _SENTENCE_END.search(content, end, right)
+    if found:
+        right = found.end()
+    return content[left:right].strip()

@@ -1,0 +1,159 @@
+"""Verifier: per-claim verdicts over gatekeeper-verified evidence, and the session verdict.
+
+Per claim, in order (code guards first, the judge only for what is left):
+- no evidence binding at all -> UNSUPPORTED;
+- bound only to `$.no_evidence` -> NO_EVIDENCE. This holds for absence claims too ("ruled out",
+  "confirmed none", "no ... found", "已排除", "确认没有", "不存在", "排除了"): retrieving nothing
+  never proves that something does not exist;
+- no binding VERIFIED by the gatekeeper -> UNSUPPORTED;
+- a hard fact (number, code, name, time, IP) has another value in the evidence -> CONTRADICTED;
+- otherwise the judge decides over the verified excerpts in their sentence context.
+
+Session verdict. Thresholds come from `SELFEVAL_VERIFIER_THRESHOLDS` (a dict; missing keys take
+the defaults below):
+- groundedness_score = supported weight / total weight, a critical claim weighing 2 and any other
+  claim 1 (null when no claim was judged);
+- REJECT when a critical claim is CONTRADICTED or groundedness < `reject_groundedness` (0.4);
+- PASS when groundedness >= `pass_groundedness` (0.8), every critical claim is SUPPORTED and no
+  claim is CONTRADICTED;
+- LOW_CONFID otherwise, and whenever no claim could be judged (executor output missing, invalid
+  or without claims): unverifiable is not proven wrong, but it is not a pass either.
+critical_fact_count is the number of facts extracted from critical claims.
+"""
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+
+from .executor_output import Claim
+from .facts import HARD_KINDS, MISMATCH, evidence_text, extract_facts, fact_check
+from .gatekeeper import NO_EVIDENCE as GATE_NO_EVIDENCE
+from .gatekeeper import VERIFIED, CheckedBinding
+from .judges import CONTRADICTED, NO_EVIDENCE, SUPPORTED, UNSUPPORTED, Judge, JudgeInput
+from .text import compact
+
+PASS = "PASS"  # noqa: S105 (a verdict, not a secret)
+LOW_CONFID = "LOW_CONFID"
+REJECT = "REJECT"
+DEFAULT_THRESHOLDS = {"pass_groundedness": 0.8, "reject_groundedness": 0.4, "support_overlap": 0.6}
+
+_ABSENCE = re.compile(
+    r"ruled out|rules? out|excluded|eliminated|confirmed (?:that )?(?:there (?:is|are|was|were) )?(?:no|none)\b"
+    r"|\bno\b[^.;,]{0,60}\b(?:found|detected|observed|seen|present)\b|\bnot (?:found|detected|observed|present)\b"
+    r"|\bnone (?:found|detected)\b|\bdoes(?: not|n't) exist|\bno evidence of\b|\bthere (?:is|are|was|were) no\b"
+    r"|已排除|排除了|可以排除|确认没有|确认无|不存在|未发现|没有发现|并无|未见|无异常|没有异常",
+    re.IGNORECASE,
+)
+
+
+def thresholds_from_settings() -> dict[str, float]:
+    configured = getattr(settings, "SELFEVAL_VERIFIER_THRESHOLDS", None) or {}
+    return {**DEFAULT_THRESHOLDS, **{k: float(v) for k, v in configured.items()}}
+
+
+def is_absence_claim(text: str) -> bool:
+    return bool(_ABSENCE.search(text or ""))
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimOutcome:
+    claim: Claim
+    verdict: str
+    rationale: str
+    judge: str
+    facts: list[dict[str, Any]]
+    bindings: list[CheckedBinding]
+    absence: bool
+    fallback_reason: str = ""
+
+    @property
+    def verified_ref_ids(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(b.ref_id for b in self.bindings if b.status == VERIFIED))
+
+
+def claim_verify(*, claim: Claim, bindings: list[CheckedBinding], judge: Judge, language: str) -> ClaimOutcome:
+    absence = is_absence_claim(claim.text)
+    verified = [b for b in bindings if b.status == VERIFIED]
+    context = "\n".join(b.context for b in verified)
+    evidence = evidence_text(context)
+    sources = compact(" ".join(b.source for b in verified))
+    facts: list[dict[str, Any]] = []
+    for fact in extract_facts(claim.text):
+        status, values = fact_check(fact, evidence) if verified else ("ABSENT", [])
+        if status == "ABSENT" and fact.kind == "identifier" and verified and compact(fact.value) in sources:
+            status = "STATED"  # the ref's source names it, e.g. loki://order-service
+        facts.append(
+            {
+                **fact.as_dict(),
+                "claimId": claim.claim_id,
+                "critical": claim.critical,
+                "status": status,
+                "stated": status == "STATED",
+                "evidence_values": values,
+            }
+        )
+
+    def outcome(verdict: str, rationale: str, judge_name: str = "rule", fallback: str = "") -> ClaimOutcome:
+        return ClaimOutcome(claim, verdict, rationale, judge_name, facts, bindings, absence, fallback)
+
+    if not bindings:
+        return outcome(UNSUPPORTED, "the claim cites no evidence")
+    if not verified and all(b.status == GATE_NO_EVIDENCE for b in bindings):
+        if absence:
+            return outcome(
+                NO_EVIDENCE, "absence claim bound only to $.no_evidence: retrieving nothing does not prove absence"
+            )
+        return outcome(NO_EVIDENCE, "bound only to $.no_evidence: no evidence was retrieved for it")
+    if not verified:
+        statuses = ", ".join(sorted({b.status for b in bindings}))
+        return outcome(UNSUPPORTED, f"no cited evidence passed the gatekeeper ({statuses})")
+    hard_mismatch = [f for f in facts if f["status"] == MISMATCH and f["kind"] in HARD_KINDS]
+    if hard_mismatch:
+        shown = "; ".join(f"{f['text']} vs evidence {', '.join(map(str, f['evidence_values']))}" for f in hard_mismatch)
+        return outcome(CONTRADICTED, f"evidence states a different value: {shown}")
+    item = JudgeInput(
+        claim_id=claim.claim_id,
+        text=claim.text,
+        critical=claim.critical,
+        evidence=tuple(b.context for b in verified),
+        evidence_text=evidence,
+        facts=tuple(facts),
+        language=language,
+    )
+    judgement = judge.judge(item)
+    return outcome(judgement.verdict, judgement.rationale, judgement.judge, judgement.fallback_reason)
+
+
+def groundedness(outcomes: list[ClaimOutcome]) -> float | None:
+    if not outcomes:
+        return None
+    total = sum(2 if o.claim.critical else 1 for o in outcomes)
+    supported = sum(2 if o.claim.critical else 1 for o in outcomes if o.verdict == SUPPORTED)
+    return round(supported / total, 3)
+
+
+def session_verdict(*, outcomes: list[ClaimOutcome], thresholds: dict[str, float]) -> tuple[str, str]:
+    """(verdict, rationale) per the thresholds in the module docstring."""
+    score = groundedness(outcomes)
+    if score is None:
+        return LOW_CONFID, "no claim could be judged"
+    counts = {
+        v: sum(1 for o in outcomes if o.verdict == v) for v in (SUPPORTED, UNSUPPORTED, CONTRADICTED, NO_EVIDENCE)
+    }
+    summary = f"{counts[SUPPORTED]}/{len(outcomes)} claims supported, groundedness {score:.2f}"
+    critical_contradicted = [o.claim.claim_id for o in outcomes if o.claim.critical and o.verdict == CONTRADICTED]
+    if critical_contradicted:
+        return REJECT, f"{summary}; critical claim contradicted by evidence: {', '.join(critical_contradicted)}"
+    if score < thresholds["reject_groundedness"]:
+        return REJECT, f"{summary}; below the reject threshold {thresholds['reject_groundedness']}"
+    weak = [
+        o.claim.claim_id for o in outcomes if (o.claim.critical and o.verdict != SUPPORTED) or o.verdict == CONTRADICTED
+    ]
+    if score >= thresholds["pass_groundedness"] and not weak:
+        return PASS, summary
+    reasons = [f"claims needing evidence: {', '.join(weak)}"] if weak else []
+    if score < thresholds["pass_groundedness"]:
+        reasons.append(f"below the pass threshold {thresholds['pass_groundedness']}")
+    return LOW_CONFID, f"{summary}; {'; '.join(reasons)}"
