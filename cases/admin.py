@@ -1,0 +1,364 @@
+"""Case curation (approve / reject with cases.approve_case) and bad-case triage."""
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin import ActionLocation
+from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext as _t
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
+
+from cases import services as case_services
+from cases.models import BadCase, BadCaseStatus, Case, CaseRevision
+from diagnosis.admin import HEAVY_SESSION_FIELDS, verdict_badge
+from selfeval_site.admin_paging import CappedCountPaginator
+
+BOTH_LOCATIONS = [ActionLocation.CHANGE_LIST, ActionLocation.CHANGE_FORM]
+
+
+def session_link(session) -> str:
+    if session is None:
+        return "—"
+    url = reverse("admin:diagnosis_diagnosissession_change", args=[session.pk])
+    return format_html('<a href="{}">{}</a>', url, session.session_id)
+
+
+def status_badge(value: str, label: str) -> str:
+    return format_html('<span class="se-badge se-status-{}">{}</span>', value, label)
+
+
+class CaseRevisionInline(admin.TabularInline):
+    """Who changed the case, when and what; written only by the case services."""
+
+    model = CaseRevision
+    fields = ["created_at", "editor", "action", "changes_display"]
+    readonly_fields = fields
+    extra = 0
+    max_num = 0
+    can_delete = False
+    verbose_name = _("revision")
+    verbose_name_plural = _("history of changes")
+
+    @admin.display(description=_("changes"))
+    def changes_display(self, obj):
+        changes = obj.changes if isinstance(obj.changes, dict) else {}
+        rows = []
+        for name, pair in changes.items():
+            old, new = (pair + [None, None])[:2] if isinstance(pair, list) else (None, pair)
+            rows.append((name, "" if old is None else old, "" if new is None else new))
+        if not rows:
+            return "—"
+        return format_html(
+            '<dl class="se-diff">{}</dl>',
+            format_html_join("", "<dt>{}</dt><dd><del>{}</del> → <ins>{}</ins></dd>", rows),
+        )
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("editor")
+
+
+@admin.register(Case)
+class CaseAdmin(admin.ModelAdmin):
+    list_display = [
+        "title",
+        "status_display",
+        "fault_category",
+        "service",
+        "error_code",
+        "source_type",
+        "created_by",
+        "session_display",
+        "created_at",
+    ]
+    list_filter = ["status", "fault_category", "source_type", "service", "error_code", "project"]
+    search_fields = ["title", "root_cause", "solution", "=service", "=error_code", "=diagnosis_id"]
+    list_select_related = ["session", "project"]
+    show_full_result_count = False
+    paginator = CappedCountPaginator
+    list_per_page = 50
+    raw_id_fields = ["session"]
+    inlines = [CaseRevisionInline]
+    change_form_template = "admin/cases/case/change_form.html"
+    actions = ["approve_cases", "reject_cases"]
+    editable_fields = ["fault_category", "title", "query", "root_cause", "solution", "error_code", "service"]
+    fieldsets = [
+        (
+            _("Extracted fields"),
+            {"fields": ["title", "fault_category", "service", "error_code", "root_cause", "solution", "query"]},
+        ),
+        (
+            _("Review"),
+            {"fields": ["status", "reviewed_by", "reviewed_at", "review_note"]},
+        ),
+        (
+            _("Origin"),
+            {
+                "fields": [
+                    "id",
+                    "project",
+                    "session",
+                    "diagnosis_id",
+                    "source_type",
+                    "created_by",
+                    "created_at",
+                    "updated_at",
+                ]
+            },
+        ),
+    ]
+
+    def get_readonly_fields(self, request, obj=None):
+        # Status and review fields change only through approve / reject; origin never changes.
+        return [
+            "id",
+            "project",
+            "session",
+            "diagnosis_id",
+            "source_type",
+            "created_by",
+            "created_at",
+            "updated_at",
+            "status",
+            "reviewed_by",
+            "reviewed_at",
+            "review_note",
+        ]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer(*(f"session__{name}" for name in HEAVY_SESSION_FIELDS))
+
+    def has_add_permission(self, request):
+        # Cases are created from sessions (feedback or the inspector's "create case").
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def has_approve_permission(self, request) -> bool:
+        return request.user.has_perm("cases.approve_case")
+
+    @admin.display(description=_("status"), ordering="status")
+    def status_display(self, obj):
+        return status_badge(obj.status, obj.get_status_display())
+
+    @admin.display(description=_("session"), ordering="diagnosis_id")
+    def session_display(self, obj):
+        return session_link(obj.session)
+
+    def save_model(self, request, obj, form, change):
+        """Edits go through case_update, which records the revision (who, when, old -> new)."""
+        changes = {name: form.cleaned_data[name] for name in form.changed_data if name in self.editable_fields}
+        if changes:
+            try:
+                case_services.case_update(case=obj, user=request.user, changes=changes)
+            except PermissionDenied:
+                raise
+            except ValidationError as error:
+                self.message_user(request, "; ".join(error.messages), messages.ERROR)
+
+    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
+        session = obj.session if obj is not None else None
+        context.update(
+            {
+                "case_session": session,
+                "case_session_verdict": verdict_badge(session.verifier_verdict, session.get_verifier_verdict_display())
+                if session
+                else "",
+                "case_status_badge": status_badge(obj.status, obj.get_status_display()) if obj else "",
+            }
+        )
+        return super().render_change_form(request, context, add=add, change=change, form_url=form_url, obj=obj)
+
+    def get_object(self, request, object_id, from_field=None):
+        # The side-by-side view shows the session's answer, so load it whole here.
+        obj = super().get_object(request, object_id, from_field)
+        if obj is not None and obj.session_id:
+            from diagnosis.models import DiagnosisSession
+
+            obj.session = DiagnosisSession.objects.filter(pk=obj.session_id).first()
+        return obj
+
+    def _review(self, request, queryset, service, done_message):
+        count = 0
+        for case in queryset:
+            service(case=case, user=request.user)
+            self.log_change(request, case, done_message)
+            count += 1
+        return count
+
+    @admin.action(permissions=["approve"], description=_("Approve"), location=BOTH_LOCATIONS)
+    def approve_cases(self, request, queryset):
+        count = self._review(request, queryset, case_services.case_approve, _t("Approved"))
+        self.message_user(
+            request, ngettext("%(n)d case approved.", "%(n)d cases approved.", count) % {"n": count}, messages.SUCCESS
+        )
+
+    @admin.action(permissions=["approve"], description=_("Reject"), location=BOTH_LOCATIONS)
+    def reject_cases(self, request, queryset):
+        count = self._review(request, queryset, case_services.case_reject, _t("Rejected"))
+        self.message_user(
+            request, ngettext("%(n)d case rejected.", "%(n)d cases rejected.", count) % {"n": count}, messages.SUCCESS
+        )
+
+
+class AssignForm(forms.Form):
+    assignee = forms.ModelChoiceField(label=_("Assign to"), queryset=get_user_model().objects.none())
+
+
+@admin.register(BadCase)
+class BadCaseAdmin(admin.ModelAdmin):
+    list_display = [
+        "id",
+        "session_display",
+        "status_display",
+        "category",
+        "source",
+        "assignee",
+        "feedback_count",
+        "verdict_display",
+        "created_at",
+    ]
+    list_display_links = ["id"]
+    list_filter = ["status", "category", "source", "project", ("assignee", admin.RelatedOnlyFieldListFilter)]
+    search_fields = ["=session__session_id"]
+    list_select_related = ["session", "assignee", "project"]
+    show_full_result_count = False
+    paginator = CappedCountPaginator
+    list_per_page = 50
+    fields = [
+        "session",
+        "project",
+        "source",
+        "status",
+        "category",
+        "assignee",
+        "notes",
+        "verifier_verdict",
+        "feedback_count",
+        "created_at",
+        "updated_at",
+        "closed_at",
+    ]
+    readonly_fields = [
+        "session",
+        "project",
+        "source",
+        "verifier_verdict",
+        "feedback_count",
+        "created_at",
+        "updated_at",
+        "closed_at",
+    ]
+    actions = ["assign_to_me", "assign_to_user", "mark_triaged", "mark_fixed", "mark_wont_fix", "reopen"]
+    triage_fields = ["status", "category", "assignee", "notes"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer(*(f"session__{name}" for name in HEAVY_SESSION_FIELDS))
+
+    def has_add_permission(self, request):
+        return False  # opened from feedback, the verifier or the session inspector
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def has_triage_permission(self, request) -> bool:
+        return request.user.has_perm("cases.change_badcase")
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "assignee":
+            kwargs["queryset"] = get_user_model().objects.filter(is_staff=True, is_active=True).order_by("username")
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    @admin.display(description=_("session"), ordering="session__session_id")
+    def session_display(self, obj):
+        return session_link(obj.session)
+
+    @admin.display(description=_("status"), ordering="status")
+    def status_display(self, obj):
+        return status_badge(obj.status, obj.get_status_display())
+
+    @admin.display(description=_("verdict when opened"), ordering="verifier_verdict")
+    def verdict_display(self, obj):
+        return verdict_badge(obj.verifier_verdict, obj.verifier_verdict)
+
+    def save_model(self, request, obj, form, change):
+        """Triage edits go through bad_case_update (permission, closed_at, one open per session)."""
+        fields = {name: form.cleaned_data[name] for name in form.changed_data if name in self.triage_fields}
+        if fields:
+            try:
+                case_services.bad_case_update(bad_case=obj, user=request.user, **fields)
+            except ValidationError as error:
+                self.message_user(request, "; ".join(error.messages), messages.ERROR)
+
+    def _update_all(self, request, queryset, done, **fields) -> None:
+        count, failed = 0, []
+        for bad_case in queryset:
+            try:
+                case_services.bad_case_update(bad_case=bad_case, user=request.user, **fields)
+            except ValidationError as error:
+                failed.append(f"#{bad_case.pk}: {'; '.join(error.messages)}")
+                continue
+            self.log_change(request, bad_case, done)
+            count += 1
+        self.message_user(
+            request,
+            ngettext("%(n)d bad case updated.", "%(n)d bad cases updated.", count) % {"n": count},
+            messages.SUCCESS if count else messages.WARNING,
+        )
+        for message in failed:
+            self.message_user(request, message, messages.ERROR)
+
+    @admin.action(permissions=["triage"], description=_("Assign to me"))
+    def assign_to_me(self, request, queryset):
+        self._update_all(
+            request, queryset, _t("Assigned to %(user)s") % {"user": request.user.get_username()}, assignee=request.user
+        )
+
+    @admin.action(permissions=["triage"], description=_("Assign to a user…"))
+    def assign_to_user(self, request, queryset):
+        form = AssignForm(request.POST if "apply" in request.POST else None)
+        form.fields["assignee"].queryset = (
+            get_user_model().objects.filter(is_staff=True, is_active=True).order_by("username")
+        )
+        if "apply" in request.POST and form.is_valid():
+            user = form.cleaned_data["assignee"]
+            self._update_all(
+                request, queryset, _t("Assigned to %(user)s") % {"user": user.get_username()}, assignee=user
+            )
+            return None
+        context = {
+            **self.admin_site.each_context(request),
+            "title": _t("Assign bad cases"),
+            "opts": self.opts,
+            "form": form,
+            "queryset": queryset,
+            "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+            "action": "assign_to_user",
+        }
+        return TemplateResponse(request, "admin/cases/badcase/assign.html", context)
+
+    @admin.action(permissions=["triage"], description=_("Mark triaged"))
+    def mark_triaged(self, request, queryset):
+        self._update_all(request, queryset, _t("Marked triaged"), status=BadCaseStatus.TRIAGED)
+
+    @admin.action(permissions=["triage"], description=_("Mark fixed"))
+    def mark_fixed(self, request, queryset):
+        self._update_all(request, queryset, _t("Marked fixed"), status=BadCaseStatus.FIXED)
+
+    @admin.action(permissions=["triage"], description=_("Mark won't fix"))
+    def mark_wont_fix(self, request, queryset):
+        self._update_all(request, queryset, _t("Marked won't fix"), status=BadCaseStatus.WONT_FIX)
+
+    @admin.action(permissions=["triage"], description=_("Reopen"))
+    def reopen(self, request, queryset):
+        self._update_all(request, queryset, _t("Reopened"), status=BadCaseStatus.OPEN)

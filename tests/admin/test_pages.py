@@ -1,0 +1,171 @@
+"""Every admin page renders for a reviewer, and links lead to the lists behind the figures."""
+
+import datetime as dt
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from diagnosis.models import DiagnosisSession
+from tests.admin.conftest import build_session
+
+pytestmark = pytest.mark.django_db
+
+
+def test_dashboard_counts_the_range_and_links_to_filtered_lists(reviewer_client, project):
+    build_session(project, "s-pass", verdict="PASS", feedback="useful")
+    build_session(project, "s-reject", verdict="REJECT", feedback="not_useful")
+    build_session(project, "s-old", created_at=timezone.now() - dt.timedelta(days=90))
+
+    response = reviewer_client.get(reverse("admin:index"))
+
+    assert response.status_code == 200
+    board = response.context["board"]
+    assert board.total == 2
+    assert board.useful == 1 and board.not_useful == 1
+    assert board.verdicts["PASS"] == 1 and board.verdicts["REJECT"] == 1
+    assert board.needs_review == 1
+    reject = next(v for v in response.context["verdicts"] if v["key"] == "reject")
+    listed = reviewer_client.get(reject["url"])
+    assert listed.status_code == 200
+    assert [s.session_id for s in listed.context["cl"].result_list] == ["s-reject"]
+
+
+def test_dashboard_date_range_selects_older_sessions(reviewer_client, project):
+    old = timezone.localdate() - dt.timedelta(days=90)
+    build_session(project, "s-old", created_at=timezone.now() - dt.timedelta(days=90))
+
+    response = reviewer_client.get(reverse("admin:index"), {"start": old.isoformat(), "end": old.isoformat()})
+
+    assert response.context["board"].total == 1
+
+
+def test_dashboard_bad_range_falls_back_and_says_so(reviewer_client):
+    response = reviewer_client.get(reverse("admin:index"), {"start": "yesterday"})
+
+    assert response.status_code == 200
+    assert "not a date" in response.content.decode()
+
+
+def test_aiops_check_failures_are_counted_and_filterable(reviewer_client, project):
+    failing = [
+        {"check": "final_report_exists", "passed": True, "reason": "ok"},
+        {"check": "evidence_tools_called", "passed": False, "reason": "no logs or metrics query"},
+    ]
+    build_session(project, "a-1", mode="aiops", aiops_checks=failing)
+    build_session(project, "a-2", mode="aiops")
+
+    response = reviewer_client.get(reverse("admin:index"))
+
+    assert response.context["board"].aiops_failures == [("evidence_tools_called", 1)]
+    listed = reviewer_client.get(response.context["aiops"][0]["url"])
+    assert [s.session_id for s in listed.context["cl"].result_list] == ["a-1"]
+
+
+def test_calibration_matrix_counts_and_links(reviewer_client, project):
+    build_session(project, "s-1", verdict="PASS", feedback="useful")
+    build_session(project, "s-2", verdict="PASS", feedback="not_useful")
+    build_session(project, "s-3", verdict="REJECT", feedback="not_useful")
+
+    response = reviewer_client.get(reverse("admin:calibration"))
+
+    assert response.status_code == 200
+    matrix = response.context["by_feedback"]
+    pass_row = matrix["rows"][0]
+    assert [cell["count"] for cell in pass_row["cells"]] == [1, 1, 0]
+    assert pass_row["agreement"] == 50.0
+    assert matrix["agreement"] == pytest.approx(66.7)
+    listed = reviewer_client.get(pass_row["cells"][1]["url"])
+    assert [s.session_id for s in listed.context["cl"].result_list] == ["s-2"]
+
+
+def test_session_inspector_shows_three_views_and_highlighted_excerpt(reviewer_client, rejected_session):
+    response = reviewer_client.get(reverse("admin:diagnosis_diagnosissession_change", args=[rejected_session.pk]))
+
+    assert response.status_code == 200
+    html = response.content.decode()
+    for heading in ("Execution", "Evidence", "User", "Tool invocations", "Raw self_evaluation JSON"):
+        assert heading in html
+    assert "<mark>连接池耗尽</mark>" in html
+    assert "l0_exact_match" in html and "+35" in html
+    assert "wrong root cause" in html
+    assert "VERIFIED" in html
+
+
+def test_session_list_filters_by_verdict(reviewer_client, session, rejected_session):
+    response = reviewer_client.get(
+        reverse("admin:diagnosis_diagnosissession_changelist"), {"verifier_verdict__exact": "REJECT"}
+    )
+
+    assert response.status_code == 200
+    assert [s.session_id for s in response.context["cl"].result_list] == [rejected_session.session_id]
+
+
+def test_session_search_is_exact(reviewer_client, session, rejected_session):
+    response = reviewer_client.get(reverse("admin:diagnosis_diagnosissession_changelist"), {"q": session.session_id})
+
+    assert [s.session_id for s in response.context["cl"].result_list] == [session.session_id]
+
+
+def test_triage_queue_lists_sessions_needing_review_oldest_first(reviewer_client, project):
+    now = timezone.now()
+    build_session(project, "s-new", verdict="REJECT", created_at=now - dt.timedelta(hours=1))
+    build_session(project, "s-older", verdict="LOW_CONFID", created_at=now - dt.timedelta(hours=5))
+    build_session(project, "s-fine", verdict="PASS", created_at=now - dt.timedelta(hours=9))
+
+    response = reviewer_client.get(reverse("admin:diagnosis_diagnosissession_triage"))
+
+    assert response.status_code == 200
+    assert [row[0].session_id for row in response.context["rows"]] == ["s-older", "s-new"]
+    assert response.context["waiting"] == 2
+    filtered = reviewer_client.get(reverse("admin:diagnosis_diagnosissession_triage"), {"reason": "reject"})
+    assert [row[0].session_id for row in filtered.context["rows"]] == ["s-new"]
+
+
+def test_triage_queue_pages_without_counting_everything(reviewer_client, project):
+    base = timezone.now() - dt.timedelta(days=1)
+    for i in range(55):
+        build_session(project, f"s-{i:03}", verdict="REJECT", created_at=base + dt.timedelta(minutes=i))
+
+    first = reviewer_client.get(reverse("admin:diagnosis_diagnosissession_triage"))
+    second = reviewer_client.get(reverse("admin:diagnosis_diagnosissession_triage"), {"page": 2})
+
+    assert len(first.context["rows"]) == 50 and first.context["has_next"]
+    assert [row[0].session_id for row in second.context["rows"]] == [f"s-{i:03}" for i in range(50, 55)]
+    assert not second.context["has_next"]
+    assert 'id="triage-next"' in first.content.decode()
+
+
+def test_case_change_view_shows_case_and_session_side_by_side(approver_client, pending_case):
+    response = approver_client.get(reverse("admin:cases_case_change", args=[pending_case.pk]))
+
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "se-side-session" in html
+    assert pending_case.session.answer in html
+
+
+def test_every_changelist_renders(reviewer_client, pending_case, bad_case):
+    for name in (
+        "diagnosis_diagnosissession",
+        "diagnosis_sessionreview",
+        "diagnosis_claimcheck",
+        "diagnosis_project",
+        "feedback_feedbackevent",
+        "cases_case",
+        "cases_badcase",
+    ):
+        response = reviewer_client.get(reverse(f"admin:{name}_changelist"))
+        assert response.status_code == 200, name
+
+
+def test_session_list_never_counts_the_whole_table(reviewer_client, project, django_assert_max_num_queries):
+    build_session(project, "s-1")
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as queries:
+        reviewer_client.get(reverse("admin:diagnosis_diagnosissession_changelist"))
+    counts = [q["sql"] for q in queries.captured_queries if "COUNT(" in q["sql"].upper()]
+    assert counts and all("LIMIT" in sql.upper() for sql in counts)
+    assert DiagnosisSession.objects.count() == 1
