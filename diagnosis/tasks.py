@@ -2,9 +2,10 @@
 
 from django.tasks import task
 
-from diagnosis.services.evaluation import session_evaluate
+from diagnosis.services.evaluation import session_evaluation_run
 
 
 @task()
 def evaluate_session(session_pk: int) -> str:
-    return session_evaluate(session_pk=session_pk)
+    """Evaluate one session; retries, backoff and the FAILED state live in the service."""
+    return session_evaluation_run(session_pk=session_pk)

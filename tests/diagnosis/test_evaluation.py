@@ -1,0 +1,297 @@
+import copy
+import json
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from cases.models import BadCase, BadCaseStatus
+from diagnosis.models import ClaimCheck, ClaimCheckRef, DiagnosisSession, EvidenceRef
+from diagnosis.serializers import SessionIngestSerializer
+from diagnosis.services import evaluation
+from diagnosis.services.evaluation import MISSING, STALE, session_evaluate, session_evaluation_run
+from diagnosis.services.evaluation_data import session_data_from_models, session_data_from_payload
+from diagnosis.services.ingestion import session_upsert
+from diagnosis.services.merge import AIOPS_LAYER, RULE_LAYER, VERIFIER_LAYER, mirrored_columns
+from diagnosis.services.producers.pipeline import evaluate
+from tests.factories import aiops_payload, chat_payload, with_invocations
+
+pytestmark = pytest.mark.django_db
+
+
+def ingest(project, payload) -> DiagnosisSession:
+    """Store a payload as the API would (no evaluation: on_commit callbacks do not run here)."""
+    serializer = SessionIngestSerializer(data=payload)
+    serializer.is_valid(raise_exception=True)
+    return session_upsert(project=project, data=serializer.validated_data).session
+
+
+def sized_payload(invocations: int, claims: int, session_id: str = "s-sized") -> dict:
+    """A chat session with `invocations` retrieval calls and `claims` supported claims."""
+    payload = with_invocations(chat_payload(sessionId=session_id), invocations)
+    for position, inv in enumerate(payload["toolInvocations"], start=1):
+        inv["retrievalDetails"]["evidenceRefs"][0]["content"] = f"日志 {position}：order-service 的数据库连接池耗尽。"
+    payload["executorOutput"]["claims"] = [
+        {
+            "claimId": f"c{k}",
+            "text": "order-service 的数据库连接池耗尽",
+            "critical": k == 1,
+            "evidence": [{"refId": f"inv-{(k - 1) % invocations + 1}#1", "excerpt": "连接池耗尽"}],
+        }
+        for k in range(1, claims + 1)
+    ]
+    return payload
+
+
+def contradicted_payload(session_id: str = "s-reject") -> dict:
+    """The evidence says 12.5 %, the critical claim says 25 %: a changed number."""
+    payload = chat_payload(sessionId=session_id)
+    ref = payload["toolInvocations"][0]["retrievalDetails"]["evidenceRefs"][0]
+    ref["content"] = "08:00 起 order-service 的 5xx 错误率升至 12.5%。"
+    payload["executorOutput"]["claims"] = [
+        {
+            "claimId": "c1",
+            "text": "order-service 的 5xx 错误率升至 25%",
+            "critical": True,
+            "evidence": [{"refId": "inv-1#1", "excerpt": "5xx 错误率升至 12.5%"}],
+        }
+    ]
+    return payload
+
+
+def test_chat_session_gets_rule_and_verifier_layers_and_mirrors(project):
+    session = ingest(project, chat_payload())
+
+    state = session_evaluate(session_pk=session.pk)
+
+    session.refresh_from_db()
+    assert state == "DONE" == session.evaluation_state
+    assert {RULE_LAYER, VERIFIER_LAYER} <= set(session.self_evaluation)
+    assert AIOPS_LAYER not in session.self_evaluation
+    assert session.self_evaluation[RULE_LAYER]["source"] == "rule"
+    assert session.self_evaluation[RULE_LAYER]["evidence_score"] == 65  # +30 success, +35 L0
+    assert session.self_evaluation[VERIFIER_LAYER]["verdict"] == "PASS"
+    assert {name: getattr(session, name) for name in mirrored_columns({})} == mirrored_columns(session.self_evaluation)
+    assert session.evaluated_at is not None and session.evaluation_error == ""
+    assert session.failure_attribution == "NONE"
+
+
+def test_aiops_session_gets_rule_and_aiops_layers(project):
+    session = ingest(project, aiops_payload())
+
+    session_evaluate(session_pk=session.pk)
+
+    session.refresh_from_db()
+    assert {RULE_LAYER, AIOPS_LAYER} <= set(session.self_evaluation)
+    assert session.aiops_verdict == session.self_evaluation[AIOPS_LAYER]["verdict"] != ""
+    assert session.evaluation_state == "DONE"
+
+
+def test_claim_checks_are_stored_with_their_checked_refs(project):
+    session = ingest(project, sized_payload(invocations=3, claims=3))
+
+    session_evaluate(session_pk=session.pk)
+
+    checks = list(ClaimCheck.objects.filter(session=session).order_by("claim_id"))
+    assert [(c.claim_id, c.round, c.verdict) for c in checks] == [
+        ("c1", 1, "SUPPORTED"),
+        ("c2", 1, "SUPPORTED"),
+        ("c3", 1, "SUPPORTED"),
+    ]
+    assert checks[0].critical and not checks[1].critical
+    assert checks[0].judge and checks[0].bindings[0]["status"] == "VERIFIED"
+    assert [list(c.checked_refs.values_list("ref_id", flat=True)) for c in checks] == [
+        ["inv-1#1"],
+        ["inv-2#1"],
+        ["inv-3#1"],
+    ]
+    # "every SUPPORTED claim of this session" is a plain indexed query, no JSON.
+    assert ClaimCheck.objects.filter(session=session, verdict="SUPPORTED").count() == 3
+
+
+def test_evaluating_twice_stores_the_same_result(project):
+    session = ingest(project, sized_payload(invocations=2, claims=2))
+    session_evaluate(session_pk=session.pk)
+    session.refresh_from_db()
+    first_container = copy.deepcopy(session.self_evaluation)
+    first_rows = list(ClaimCheck.objects.filter(session=session).values("pk", "round", "claim_id", "verdict", "facts"))
+    first_links = sorted(ClaimCheckRef.objects.values_list("claim_check_id", "evidence_ref_id"))
+
+    session_evaluate(session_pk=session.pk)
+
+    session.refresh_from_db()
+    assert session.self_evaluation == first_container
+    assert list(ClaimCheck.objects.filter(session=session).values("pk", "round", "claim_id", "verdict", "facts")) == (
+        first_rows
+    )
+    assert sorted(ClaimCheckRef.objects.values_list("claim_check_id", "evidence_ref_id")) == first_links
+
+
+def test_new_evidence_starts_a_new_round_and_keeps_the_old_rows(project):
+    payload = sized_payload(invocations=1, claims=1)
+    session = ingest(project, payload)
+    session_evaluate(session_pk=session.pk)
+    payload["toolInvocations"][0]["retrievalDetails"]["evidenceRefs"][0]["content"] = "新日志：order-service 连接池耗尽"
+    ingest(project, payload)
+
+    session_evaluate(session_pk=session.pk)
+
+    session.refresh_from_db()
+    assert session.self_evaluation[VERIFIER_LAYER]["round"] == 2
+    assert list(ClaimCheck.objects.filter(session=session).values_list("round", "claim_id")) == [(1, "c1"), (2, "c1")]
+    # Round 1's link went with the replaced ref; round 2 links the new one.
+    assert list(ClaimCheckRef.objects.values_list("evidence_ref__content", flat=True)) == [
+        "新日志：order-service 连接池耗尽"
+    ]
+
+
+def test_claim_dropped_by_the_agent_disappears_from_the_round(project):
+    payload = sized_payload(invocations=2, claims=2)
+    session = ingest(project, payload)
+    session_evaluate(session_pk=session.pk)
+    payload["executorOutput"]["claims"] = payload["executorOutput"]["claims"][:1]
+    ingest(project, payload)  # same evidence: same round
+
+    session_evaluate(session_pk=session.pk)
+
+    assert list(ClaimCheck.objects.filter(session=session).values_list("round", "claim_id")) == [(1, "c1")]
+
+
+def test_verifier_reject_opens_one_bad_case_once_per_session(project):
+    session = ingest(project, contradicted_payload())
+
+    session_evaluate(session_pk=session.pk)
+    session_evaluate(session_pk=session.pk)
+
+    session.refresh_from_db()
+    assert session.verifier_verdict == "REJECT"
+    assert ClaimCheck.objects.get(session=session).verdict == "CONTRADICTED"
+    bad_case = BadCase.objects.get(session=session)
+    assert (bad_case.source, bad_case.status, bad_case.verifier_verdict) == ("verifier", "open", "REJECT")
+    # Once triaged and closed, a re-evaluation does not reopen it.
+    BadCase.objects.filter(pk=bad_case.pk).update(status=BadCaseStatus.WONT_FIX)
+    session_evaluate(session_pk=session.pk)
+    assert BadCase.objects.filter(session=session).count() == 1
+
+
+def test_pass_opens_no_bad_case(project):
+    session = ingest(project, chat_payload())
+
+    session_evaluate(session_pk=session.pk)
+
+    assert not BadCase.objects.exists()
+
+
+def test_failed_producer_gives_partial_and_keeps_the_previous_layer(project, monkeypatch):
+    session = ingest(project, chat_payload())
+    session_evaluate(session_pk=session.pk)
+    session.refresh_from_db()
+    previous_verifier = session.self_evaluation[VERIFIER_LAYER]
+
+    def verifier_crashes(data, *, judge=None):
+        result = evaluate(data, judge=judge)
+        del result.layers[VERIFIER_LAYER]
+        result.errors["verifier"] = "judge endpoint timed out"
+        return result
+
+    monkeypatch.setattr(evaluation, "evaluate", verifier_crashes)
+    state = session_evaluate(session_pk=session.pk)
+
+    session.refresh_from_db()
+    assert state == "PARTIAL" == session.evaluation_state
+    assert session.evaluation_error == "verifier: judge endpoint timed out"
+    assert session.self_evaluation[VERIFIER_LAYER] == previous_verifier
+    assert session.self_evaluation[RULE_LAYER]["evidence_score"] == 65
+    assert session.needs_review
+
+
+def test_running_session_is_evaluated_on_what_it_holds(project):
+    session = ingest(project, chat_payload(status="RUNNING", finishedAt=None))
+
+    assert session_evaluate(session_pk=session.pk) == "DONE"
+
+    session.refresh_from_db()
+    assert session.self_evaluation[RULE_LAYER]["evidence_score"] == 65
+
+
+def test_session_changed_during_evaluation_is_not_overwritten(project, monkeypatch):
+    session = ingest(project, chat_payload())
+
+    def reingested_meanwhile(data, *, judge=None):
+        DiagnosisSession.objects.filter(pk=session.pk).update(updated_at=timezone.now() + timedelta(seconds=1))
+        return evaluate(data, judge=judge)
+
+    monkeypatch.setattr(evaluation, "evaluate", reingested_meanwhile)
+
+    assert session_evaluate(session_pk=session.pk) == STALE
+    session.refresh_from_db()
+    assert session.evaluation_state == "PENDING" and session.self_evaluation == {}
+    assert not ClaimCheck.objects.exists()
+
+
+def test_unknown_session(project):
+    with pytest.raises(DiagnosisSession.DoesNotExist):
+        session_evaluate(session_pk=999_999)
+    assert session_evaluation_run(session_pk=999_999) == MISSING
+
+
+def test_ingestion_evaluates_after_commit(api, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = api.post("/api/sessions", data=json.dumps(chat_payload()), content_type="application/json")
+
+    assert response.status_code == 201, response.content
+    session = DiagnosisSession.objects.get()
+    assert session.evaluation_state == "DONE"
+    assert session.verifier_verdict == "PASS" and session.evidence_score == 65
+
+
+def test_database_and_payload_converters_agree(project):
+    payload = aiops_payload()
+    payload["executorOutput"] = chat_payload()["executorOutput"]
+    session = ingest(project, payload)
+    serializer = SessionIngestSerializer(data=payload)
+    serializer.is_valid(raise_exception=True)
+
+    from_db = session_data_from_models(
+        session=DiagnosisSession.objects.get(pk=session.pk),
+        invocations=session.invocations.all(),
+        refs=EvidenceRef.objects.filter(session=session),
+    )
+
+    assert from_db == session_data_from_payload(serializer.validated_data)
+
+
+# --- SQL statements per evaluated session: independent of invocations and claims -------------
+
+# 3 reads (session, invocations, refs), then one transaction: SAVEPOINT, lock + staleness check,
+# merge (SAVEPOINT, SELECT FOR UPDATE, UPDATE, RELEASE), stale claim-check DELETE, claim-check
+# upsert, ref-link DELETE, ref-link INSERT, RELEASE.
+STATEMENTS_PER_EVALUATION = 14
+
+
+@pytest.mark.parametrize(("invocations", "claims"), [(1, 1), (20, 1), (1, 10), (20, 10)])
+def test_statements_per_evaluation_are_constant(project, django_assert_num_queries, invocations, claims):
+    session = ingest(project, sized_payload(invocations=invocations, claims=claims))
+
+    with django_assert_num_queries(STATEMENTS_PER_EVALUATION):
+        session_evaluate(session_pk=session.pk)
+
+    assert ClaimCheck.objects.filter(session=session).count() == claims
+
+
+def test_statements_of_a_rejected_session_are_constant(project):
+    counts = []
+    for claims in (1, 10):
+        payload = contradicted_payload(session_id=f"s-reject-{claims}")
+        payload["executorOutput"]["claims"] = payload["executorOutput"]["claims"] * 1 + [
+            {**payload["executorOutput"]["claims"][0], "claimId": f"x{k}", "critical": False} for k in range(claims - 1)
+        ]
+        session = ingest(project, payload)
+        with CaptureQueriesContext(connection) as queries:
+            session_evaluate(session_pk=session.pk)
+        counts.append(len(queries))
+
+    assert counts[0] == counts[1]
+    assert BadCase.objects.count() == 2

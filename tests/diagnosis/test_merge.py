@@ -1,0 +1,216 @@
+import json
+import threading
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from diagnosis.models import DiagnosisSession
+from diagnosis.services.merge import (
+    AIOPS_LAYER,
+    RULE_LAYER,
+    VERIFIER_LAYER,
+    migrate_legacy_layout,
+    mirrored_columns,
+    self_evaluation_merge,
+)
+from tests.factories import chat_payload
+
+MIRRORED = ("evidence_score", "verifier_verdict", "groundedness_score", "aiops_verdict")
+
+
+def make_session(project, session_id="s-merge", **fields) -> DiagnosisSession:
+    return DiagnosisSession.objects.create(
+        project=project,
+        session_id=session_id,
+        mode=fields.pop("mode", "chat"),
+        query="q",
+        status="SUCCEEDED",
+        created_at=timezone.now(),
+        **fields,
+    )
+
+
+def assert_mirrors_in_sync(session: DiagnosisSession) -> None:
+    session.refresh_from_db()
+    expected = mirrored_columns(session.self_evaluation)
+    assert {name: getattr(session, name) for name in MIRRORED} == expected
+
+
+# --- legacy layout ----------------------------------------------------------------------------
+
+
+def test_legacy_root_keys_are_wrapped_into_their_layers():
+    layered = migrate_legacy_layout({"evidence_score": 65, "verdict": "PASS", "groundedness_score": 0.8})
+
+    assert layered == {
+        RULE_LAYER: {"evidence_score": 65, "source": "legacy"},
+        VERIFIER_LAYER: {"verdict": "PASS", "groundedness_score": 0.8},
+    }
+
+
+def test_value_inside_the_layer_wins_over_legacy_root_value():
+    layered = migrate_legacy_layout(
+        {"evidence_score": 10, RULE_LAYER: {"evidence_score": 65, "source": "rule", "factors": []}}
+    )
+
+    assert layered[RULE_LAYER] == {"evidence_score": 65, "source": "rule", "factors": []}
+    assert "evidence_score" not in layered
+
+
+def test_unknown_root_keys_are_kept_and_input_is_not_mutated():
+    legacy = {"verdict": "REJECT", "agent_note": "kept"}
+
+    layered = migrate_legacy_layout(legacy)
+
+    assert layered == {"agent_note": "kept", VERIFIER_LAYER: {"verdict": "REJECT"}}
+    assert legacy == {"verdict": "REJECT", "agent_note": "kept"}
+
+
+@pytest.mark.parametrize("empty", [None, {}])
+def test_empty_container_stays_empty(empty):
+    assert migrate_legacy_layout(empty) == {}
+
+
+@pytest.mark.django_db
+def test_merge_migrates_stored_legacy_json_and_keeps_other_layers(project):
+    session = make_session(project, self_evaluation={"evidence_score": 40, "verdict": "LOW_CONFID"})
+
+    self_evaluation_merge(
+        session_pk=session.pk, layers={AIOPS_LAYER: {"verdict": "WARN", "checks": []}}, extra_fields=None
+    )
+
+    session.refresh_from_db()
+    assert session.self_evaluation == {
+        RULE_LAYER: {"evidence_score": 40, "source": "legacy"},
+        VERIFIER_LAYER: {"verdict": "LOW_CONFID"},
+        AIOPS_LAYER: {"verdict": "WARN", "checks": []},
+    }
+    assert (session.evidence_score, session.verifier_verdict, session.aiops_verdict) == (40, "LOW_CONFID", "WARN")
+
+
+@pytest.mark.django_db
+def test_ingested_legacy_json_is_layered_and_mirrored(api):
+    payload = chat_payload(selfEvaluation={"evidence_score": 65, "verdict": "PASS", "groundedness_score": 0.8})
+
+    # Without running the callbacks: what ingestion itself stored, before any evaluation.
+    response = api.post("/api/sessions", data=json.dumps(payload), content_type="application/json")
+
+    assert response.status_code == 201, response.content
+    session = DiagnosisSession.objects.get()
+    assert session.self_evaluation[RULE_LAYER] == {"evidence_score": 65, "source": "legacy"}
+    assert session.self_evaluation[VERIFIER_LAYER] == {"verdict": "PASS", "groundedness_score": 0.8}
+    assert (session.evidence_score, session.verifier_verdict, session.groundedness_score) == (65, "PASS", 0.8)
+
+
+# --- one layer per producer, mirrored columns ---------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_merge_replaces_only_the_given_layer(project):
+    session = make_session(project)
+    self_evaluation_merge(session_pk=session.pk, layers={RULE_LAYER: {"evidence_score": 65, "source": "rule"}})
+    self_evaluation_merge(session_pk=session.pk, layers={VERIFIER_LAYER: {"verdict": "PASS", "round": 1}})
+
+    self_evaluation_merge(session_pk=session.pk, layers={RULE_LAYER: {"evidence_score": 30, "source": "rule"}})
+
+    session.refresh_from_db()
+    assert session.self_evaluation == {
+        RULE_LAYER: {"evidence_score": 30, "source": "rule"},
+        VERIFIER_LAYER: {"verdict": "PASS", "round": 1},
+    }
+    assert_mirrors_in_sync(session)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("layers", "expected"),
+    [
+        ({RULE_LAYER: {"evidence_score": 250}}, {"evidence_score": 100}),
+        ({RULE_LAYER: {"evidence_score": -5}}, {"evidence_score": 0}),
+        ({RULE_LAYER: {"evidence_score": "high"}}, {"evidence_score": None}),
+        ({VERIFIER_LAYER: {"verdict": "MAYBE", "groundedness_score": 0.5}}, {"verifier_verdict": ""}),
+        ({AIOPS_LAYER: {"verdict": "PASS"}}, {"aiops_verdict": "PASS"}),
+        ({AIOPS_LAYER: {"verdict": "OK"}}, {"aiops_verdict": ""}),
+    ],
+)
+def test_mirrored_columns_follow_the_layers_and_refuse_invalid_values(project, layers, expected):
+    session = make_session(project)
+
+    self_evaluation_merge(session_pk=session.pk, layers=layers)
+
+    session.refresh_from_db()
+    for name, value in expected.items():
+        assert getattr(session, name) == value
+    assert_mirrors_in_sync(session)
+
+
+@pytest.mark.django_db
+def test_unknown_layer_is_refused_and_nothing_is_written(project):
+    session = make_session(project, self_evaluation={RULE_LAYER: {"evidence_score": 30}}, evidence_score=30)
+
+    with pytest.raises(ValueError, match="unknown self_evaluation layers"):
+        self_evaluation_merge(
+            session_pk=session.pk, layers={RULE_LAYER: {"evidence_score": 90}, "my_layer": {}}, extra_fields=None
+        )
+
+    session.refresh_from_db()
+    assert session.self_evaluation == {RULE_LAYER: {"evidence_score": 30}}
+    assert session.evidence_score == 30
+
+
+@pytest.mark.django_db
+def test_merge_writes_extra_fields_in_the_same_update(project, django_assert_num_queries):
+    session = make_session(project)
+    now = timezone.now()
+
+    # SAVEPOINT, SELECT ... FOR UPDATE, UPDATE, RELEASE.
+    with django_assert_num_queries(4):
+        self_evaluation_merge(
+            session_pk=session.pk,
+            layers={RULE_LAYER: {"evidence_score": 65}},
+            extra_fields={"evaluation_state": "DONE", "evaluated_at": now, "failure_attribution": "NONE"},
+        )
+
+    session.refresh_from_db()
+    assert (session.evaluation_state, session.evaluated_at, session.failure_attribution) == ("DONE", now, "NONE")
+    assert session.evidence_score == 65
+
+
+# --- concurrency (PostgreSQL: real row locks) ---------------------------------------------------
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_merges_of_different_layers_never_lose_one(project):
+    session = make_session(project, self_evaluation={"evidence_score": 5})  # legacy, migrated on first merge
+    rounds = 15
+    producers = {
+        RULE_LAYER: lambda i: {"evidence_score": i, "source": "rule", "factors": []},
+        VERIFIER_LAYER: lambda i: {"verdict": ["PASS", "LOW_CONFID", "REJECT"][i % 3], "groundedness_score": i / 100},
+        AIOPS_LAYER: lambda i: {"verdict": ["PASS", "WARN", "FAIL"][i % 3], "checks": [i]},
+    }
+    barrier = threading.Barrier(len(producers))
+    errors: list[BaseException] = []
+
+    def produce(layer, build):
+        try:
+            for i in range(1, rounds + 1):
+                barrier.wait(timeout=10)  # every round, all producers merge at the same moment
+                self_evaluation_merge(session_pk=session.pk, layers={layer: build(i)})
+        except BaseException as exc:  # surfaced below: an assertion in a thread would be lost
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=produce, args=item) for item in producers.items()]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+
+    assert not errors, errors
+    session.refresh_from_db()
+    assert session.self_evaluation == {layer: build(rounds) for layer, build in producers.items()}
+    assert_mirrors_in_sync(session)
+    assert (session.evidence_score, session.verifier_verdict, session.aiops_verdict) == (rounds, "PASS", "PASS")
