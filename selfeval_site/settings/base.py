@@ -4,6 +4,7 @@ Development is the default: SQLite under var/, tasks run in process, DEBUG on.
 `production.py` tightens everything and refuses to start without real secrets.
 """
 
+import json
 import os
 from pathlib import Path
 
@@ -256,10 +257,52 @@ SELFEVAL_AIOPS_TOOL_CATEGORIES = {
     "metrics": env_list("SELFEVAL_AIOPS_METRIC_TOOLS", "query_metrics,prometheus_query"),
 }
 
+# Evolution verification (evolution app). Competitors are OpenAI-compatible chat-completions
+# providers, given as JSON: [{"name": "deepseek", "base_url": "https://api.deepseek.com/v1",
+# "model": "deepseek-chat", "api_key_env": "DEEPSEEK_API_KEY"}]; each key is read from the
+# environment variable the entry names.
+def _evolution_competitors() -> list[dict[str, str]]:
+    raw = env_str("SELFEVAL_EVOLUTION_COMPETITORS", "[]")
+    try:
+        entries = json.loads(raw)
+    except ValueError:
+        raise ImproperlyConfigured("SELFEVAL_EVOLUTION_COMPETITORS must be a JSON list") from None
+    if not isinstance(entries, list):
+        raise ImproperlyConfigured("SELFEVAL_EVOLUTION_COMPETITORS must be a JSON list")
+    providers, names = [], set()
+    for entry in entries:
+        if not isinstance(entry, dict) or not all(
+            isinstance(entry.get(k), str) and entry[k] for k in ("name", "base_url", "model")
+        ):
+            raise ImproperlyConfigured("each SELFEVAL_EVOLUTION_COMPETITORS entry needs name, base_url and model")
+        if entry["name"] in names or entry["name"] == "ours":
+            raise ImproperlyConfigured(f"competitor name {entry['name']!r} is duplicated or reserved")
+        names.add(entry["name"])
+        key_env = entry.get("api_key_env") or ""
+        providers.append(
+            {
+                "name": entry["name"],
+                "base_url": entry["base_url"].rstrip("/"),
+                "model": entry["model"],
+                "api_key": env_str(key_env) if key_env else "",
+            }
+        )
+    return providers
+
+
+SELFEVAL_EVOLUTION_COMPETITORS = _evolution_competitors()
+SELFEVAL_EVOLUTION_PROVIDER_TIMEOUT = env_float("SELFEVAL_EVOLUTION_PROVIDER_TIMEOUT", 15.0)
+SELFEVAL_EVOLUTION_OVERALL_TIMEOUT = env_float("SELFEVAL_EVOLUTION_OVERALL_TIMEOUT", 20.0)
+# The guide's best practice: verify a sample (20 %) where verification is optional.
+SELFEVAL_EVOLUTION_SAMPLE_RATE = env_float("SELFEVAL_EVOLUTION_SAMPLE_RATE", 0.2)
+SELFEVAL_EVOLUTION_CACHE_TTL = env_int("SELFEVAL_EVOLUTION_CACHE_TTL", 3600)
+if not 0.0 <= SELFEVAL_EVOLUTION_SAMPLE_RATE <= 1.0:
+    raise ImproperlyConfigured("SELFEVAL_EVOLUTION_SAMPLE_RATE must be between 0 and 1")
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"jieba": {"level": "WARNING"}},
+    "loggers": {"jieba": {"level": "WARNING"}, "httpx": {"level": "WARNING"}},
 }

@@ -40,3 +40,17 @@ NEW_STUDY_ANSWER = """# 如何提高学习注意力
 """
 
 ONE_LINE_ANSWER = "多休息就行。"
+
+# Long enough, but prose only: one quarter of the structure score (paragraphs).
+PLAIN_LONG_ANSWER = (
+    "提高学习注意力需要从多个方面入手。" * 20 + "\n\n" + "保持规律作息、远离手机、使用番茄工作法都很有帮助。" * 15
+)
+
+# A plain, middling competitor answer.
+COMPETITOR_ANSWER = """## 提高注意力
+
+- 少玩手机
+- 多休息
+
+学习时专心一点就好。
+"""

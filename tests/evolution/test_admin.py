@@ -1,0 +1,140 @@
+"""Admin: verification log (list, per-dimension change view) and the thresholds editor."""
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from evolution.models import ThresholdChange, VerificationLog
+from evolution.services.thresholds import get_thresholds, update_thresholds
+from evolution.services.verification import verify_evolution
+from tests.evolution.samples import NEW_STUDY_ANSWER, OLD_STUDY_ANSWER, ONE_LINE_ANSWER, STUDY_QUERY
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+
+LOG_LIST = reverse("admin:evolution_verificationlog_changelist")
+THRESHOLDS_LIST = reverse("admin:evolution_verificationthresholds_changelist")
+THRESHOLDS_CHANGE = reverse("admin:evolution_verificationthresholds_change", args=[1])
+
+
+@pytest.fixture
+def admin_client_(superuser) -> Client:
+    client = Client()
+    client.force_login(superuser)
+    return client
+
+
+def _threshold_form(**values):
+    data = {**get_thresholds().to_dict(), **values}
+    count = ThresholdChange.objects.count()
+    data.update(
+        {
+            "changes-TOTAL_FORMS": str(count),
+            "changes-INITIAL_FORMS": str(count),
+            "changes-MIN_NUM_FORMS": "0",
+            "changes-MAX_NUM_FORMS": "0",
+        }
+    )
+    for index, change in enumerate(ThresholdChange.objects.order_by("-changed_at", "-id")):
+        data[f"changes-{index}-id"] = str(change.pk)
+        data[f"changes-{index}-thresholds"] = "1"
+    return data
+
+
+def test_log_list_shows_decision_confidence_and_dimension_metrics(admin_client_, django_assert_max_num_queries):
+    verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
+    verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, ONE_LINE_ANSWER)
+
+    with django_assert_max_num_queries(12) as captured:
+        response = admin_client_.get(LOG_LIST)
+
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "se-evo-yes" in page and "se-evo-no" in page
+    assert "0.75" in page  # the structure score column
+    first_count = len(captured.captured_queries)
+    for _ in range(5):
+        verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, ONE_LINE_ANSWER + "!", lang="en")
+    with django_assert_max_num_queries(first_count):  # no per-row queries
+        assert admin_client_.get(LOG_LIST).status_code == 200
+
+
+def test_log_list_filters_by_decision(admin_client_):
+    verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
+    verify_evolution("另一个问题", OLD_STUDY_ANSWER, ONE_LINE_ANSWER)
+
+    page = admin_client_.get(LOG_LIST, {"is_valid__exact": "0"}).content.decode()
+
+    assert "另一个问题" in page and STUDY_QUERY not in page
+
+
+def test_log_change_view_shows_each_dimension_and_escapes_answers(admin_client_):
+    result = verify_evolution("<script>alert(1)</script>", OLD_STUDY_ANSWER, ONE_LINE_ANSWER + "<b>x</b>")
+
+    response = admin_client_.get(reverse("admin:evolution_verificationlog_change", args=[result.log_id]))
+
+    page = response.content.decode()
+    assert response.status_code == 200
+    for label in ("Basic metrics", "Structure", "Content quality", "Competitor comparison", "User feedback"):
+        assert label.lower() in page.lower()
+    assert "structure_score" in page and "overall_delta" in page
+    assert "<script>alert(1)</script>" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "<b>x</b>" not in page
+
+
+def test_log_is_read_only(admin_client_):
+    result = verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
+
+    assert admin_client_.get(reverse("admin:evolution_verificationlog_add")).status_code == 403
+    url = reverse("admin:evolution_verificationlog_change", args=[result.log_id])
+    admin_client_.post(url, {"is_valid": "", "confidence": "0"})
+    assert VerificationLog.objects.get().is_valid
+
+
+def test_thresholds_list_opens_the_single_editor(admin_client_):
+    response = admin_client_.get(THRESHOLDS_LIST)
+
+    assert response.status_code == 302 and response.url == THRESHOLDS_CHANGE
+    page = admin_client_.get(THRESHOLDS_CHANGE).content.decode()
+    assert "min_confidence" in page and "history of changes" in page.lower()
+
+
+def test_thresholds_edit_goes_through_the_service_and_is_recorded(admin_client_, superuser):
+    update_thresholds(changes={"min_length": 600}, source="api")
+
+    response = admin_client_.post(THRESHOLDS_CHANGE, _threshold_form(min_confidence="0.8"))
+
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert get_thresholds().min_confidence == 0.8
+    change = ThresholdChange.objects.first()
+    assert (change.source, change.changed_by, change.changes) == (
+        "admin",
+        superuser,
+        {"min_confidence": {"old": 0.7, "new": 0.8}},
+    )
+    page = admin_client_.get(THRESHOLDS_CHANGE).content.decode()
+    assert "alice" in page and "0.7" in page and "0.8" in page
+
+
+def test_thresholds_editor_refuses_out_of_range_values(admin_client_):
+    response = admin_client_.post(THRESHOLDS_CHANGE, _threshold_form(min_confidence="2", min_length="abc"))
+
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors.keys() == {"min_confidence", "min_length"}
+    assert get_thresholds().min_confidence == 0.7
+    assert not ThresholdChange.objects.exists()
+
+
+def test_thresholds_cannot_be_added_or_deleted(admin_client_):
+    get_thresholds()
+    assert admin_client_.get(reverse("admin:evolution_verificationthresholds_add")).status_code == 403
+    assert admin_client_.get(reverse("admin:evolution_verificationthresholds_delete", args=[1])).status_code == 403
+
+
+def test_staff_without_evolution_permissions_is_refused():
+    client = Client()
+    client.force_login(UserFactory(username="bob"))
+
+    assert client.get(LOG_LIST).status_code == 403
+    assert client.get(THRESHOLDS_CHANGE).status_code == 403

@@ -1,0 +1,112 @@
+"""Competitor providers over real HTTP against local fake servers: parallel, time-boxed, degrading."""
+
+import time
+
+import pytest
+
+from evolution.models import VerificationLog
+from evolution.services.competitors import Provider, fetch_competitor_answers
+from evolution.services.verification import verify_evolution
+from tests.evolution.conftest import SLOW_SECONDS, provider
+from tests.evolution.samples import COMPETITOR_ANSWER, NEW_STUDY_ANSWER, OLD_STUDY_ANSWER, STUDY_QUERY
+
+
+def providers(server, *modes) -> list[Provider]:
+    return [Provider.from_setting(provider(server, mode)) for mode in modes]
+
+
+def test_good_provider_answer_is_returned_and_request_is_openai_shaped(fake_provider_server):
+    [answer] = fetch_competitor_answers(
+        STUDY_QUERY,
+        [Provider.from_setting(provider(fake_provider_server, "good", api_key="sk-test"))],
+        provider_timeout=2,
+        overall_timeout=3,
+    )
+
+    assert answer.ok and answer.content == COMPETITOR_ANSWER
+    [request] = fake_provider_server.requests
+    assert request["path"] == "/good/v1/chat/completions"
+    assert request["body"]["model"] == "fake-model"
+    assert request["body"]["messages"] == [{"role": "user", "content": STUDY_QUERY}]
+    assert request["auth"] == "Bearer sk-test"
+
+
+def test_slow_failing_and_garbage_providers_degrade_in_parallel(fake_provider_server):
+    started = time.perf_counter()
+
+    answers = fetch_competitor_answers(
+        STUDY_QUERY,
+        providers(fake_provider_server, "good", "slow", "fail", "garbage", "empty"),
+        provider_timeout=0.5,
+        overall_timeout=3,
+    )
+
+    elapsed = time.perf_counter() - started
+    assert elapsed < SLOW_SECONDS  # the slow one was cut off by its own timeout
+    by_name = {answer.name: answer for answer in answers}
+    assert [answer.name for answer in answers] == ["good", "slow", "fail", "garbage", "empty"]
+    assert by_name["good"].ok
+    assert by_name["slow"].error == "timeout after 0.5 s"
+    assert by_name["fail"].error == "HTTP 500"
+    assert by_name["garbage"].error.startswith("invalid response")
+    assert by_name["empty"].error.startswith("invalid response")
+    assert not any(by_name[name].ok for name in ("slow", "fail", "garbage", "empty"))
+
+
+def test_overall_timeout_bounds_the_whole_comparison(fake_provider_server):
+    started = time.perf_counter()
+
+    answers = fetch_competitor_answers(
+        STUDY_QUERY, providers(fake_provider_server, "good", "slow"), provider_timeout=10, overall_timeout=0.5
+    )
+
+    assert time.perf_counter() - started < 1.5
+    assert answers[0].ok
+    assert answers[1].error == "overall timeout after 0.5 s"
+
+
+def test_unreachable_provider_is_a_connection_error():
+    [answer] = fetch_competitor_answers(
+        STUDY_QUERY,
+        [Provider(name="nowhere", base_url="http://127.0.0.1:9/v1", model="m")],
+        provider_timeout=1,
+        overall_timeout=2,
+    )
+
+    assert not answer.ok and answer.error.startswith("connection error")
+
+
+@pytest.mark.django_db
+def test_verification_with_one_good_one_slow_one_failing_provider(fake_provider_server, settings):
+    settings.SELFEVAL_EVOLUTION_COMPETITORS = [
+        provider(fake_provider_server, "good", name="hunyuan"),
+        provider(fake_provider_server, "slow", name="deepseek"),
+        provider(fake_provider_server, "fail", name="qwen"),
+    ]
+    settings.SELFEVAL_EVOLUTION_PROVIDER_TIMEOUT = 0.5
+    settings.SELFEVAL_EVOLUTION_OVERALL_TIMEOUT = 3
+
+    result = verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
+
+    competitors = result.metrics["competitors"]
+    assert competitors["status"] == "degraded"
+    assert competitors["failures"] == [
+        {"name": "deepseek", "error": "timeout after 0.5 s"},
+        {"name": "qwen", "error": "HTTP 500"},
+    ]
+    assert competitors["rank"] == 1 and competitors["winner"] == "ours"
+    # Rank 1 of the answers received, but the two failures could have beaten us: not proven.
+    assert competitors["rank_worst_case"] == 3 and not competitors["meets_threshold"]
+    assert result.is_valid  # degraded, not blocked
+    log = VerificationLog.objects.get()
+    assert log.competitor_status == "degraded" and log.competitor_rank == 1
+
+
+@pytest.mark.django_db
+def test_competitors_can_be_skipped_per_call(fake_provider_server, settings):
+    settings.SELFEVAL_EVOLUTION_COMPETITORS = [provider(fake_provider_server, "good")]
+
+    result = verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER, compare_competitors=False)
+
+    assert result.metrics["competitors"]["status"] == "disabled"
+    assert fake_provider_server.requests == []

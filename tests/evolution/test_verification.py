@@ -1,0 +1,99 @@
+"""verify_evolution logs every call and caches identical ones; evolve adopts or rejects."""
+
+import pytest
+from django.core.cache import cache
+
+from evolution.models import VerificationLog
+from evolution.services.thresholds import update_thresholds
+from evolution.services.verification import evolve, should_sample, verify_evolution
+from tests.evolution.samples import NEW_STUDY_ANSWER, OLD_STUDY_ANSWER, ONE_LINE_ANSWER, STUDY_QUERY
+
+pytestmark = pytest.mark.django_db
+
+
+def test_verification_is_logged_with_inputs_result_and_thresholds():
+    result = verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER, {"satisfaction": 4.5, "comments": "好"})
+
+    log = VerificationLog.objects.get(pk=result.log_id)
+    assert (log.query, log.old_response, log.new_response) == (STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
+    assert log.user_feedback == {"satisfaction": 4.5, "comments": "好"}
+    assert log.is_valid and log.confidence == result.confidence == 1.0
+    assert log.metrics == result.metrics and log.reasons == result.reasons
+    assert log.thresholds["min_length"] == 500
+    assert log.source == "code" and not log.cached and log.duration_ms > 0
+    assert log.lang == "zh"  # Chinese query, Chinese reasons
+    assert log.new_length == result.metrics["basic"]["new_length"]
+    assert log.structure_score == 0.75
+
+
+def test_identical_verification_is_served_from_cache_and_still_logged(django_assert_num_queries):
+    first = verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
+
+    with django_assert_num_queries(2):  # thresholds, log insert
+        second = verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
+
+    assert second.to_dict() == first.to_dict()
+    assert list(VerificationLog.objects.order_by("id").values_list("cached", flat=True)) == [False, True]
+
+
+def test_cache_is_keyed_by_thresholds_feedback_and_language():
+    verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
+    verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER, lang="en")
+    verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER, {"satisfaction": 5})
+    update_thresholds(changes={"min_confidence": 0.9})
+    stricter = verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
+
+    assert not VerificationLog.objects.filter(cached=True).exists()
+    assert not stricter.is_valid  # the new threshold applied, not a stale cached decision
+
+
+def test_cache_entry_expires_with_the_configured_ttl(settings):
+    settings.SELFEVAL_EVOLUTION_CACHE_TTL = 3600
+    verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
+    cache.clear()  # what expiry does after an hour
+
+    verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
+
+    assert not VerificationLog.objects.filter(cached=True).exists()
+
+
+def test_english_query_gets_english_reasons_by_default():
+    result = verify_evolution("How do I focus better?", "Rest.", "Rest more.")
+
+    assert result.reasons[0].startswith("basic.new_length: the new answer has only")
+
+
+def test_unknown_language_is_refused():
+    with pytest.raises(ValueError, match="lang"):
+        verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER, lang="fr")
+    assert not VerificationLog.objects.exists()
+
+
+def test_evolve_adopts_a_better_candidate_and_logs_it():
+    outcome = evolve(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
+
+    assert outcome.adopted and outcome.response == NEW_STUDY_ANSWER
+    log = VerificationLog.objects.get(pk=outcome.log_id)
+    assert (log.source, log.adoption) == ("pipeline", "adopted")
+
+
+def test_evolve_rejects_a_worse_candidate_and_keeps_the_old_answer():
+    outcome = evolve(STUDY_QUERY, OLD_STUDY_ANSWER, ONE_LINE_ANSWER)
+
+    assert not outcome.adopted and outcome.response == OLD_STUDY_ANSWER
+    assert outcome.result.reasons
+    assert VerificationLog.objects.get(pk=outcome.log_id).adoption == "rejected"
+
+
+def test_should_sample_follows_the_rate(settings):
+    settings.SELFEVAL_EVOLUTION_SAMPLE_RATE = 0.2
+    assert not any(should_sample(rate=0.0) for _ in range(100))
+    assert all(should_sample(rate=1.0) for _ in range(100))
+    sampled = sum(should_sample(key=f"query {i}") for i in range(2000))
+    assert 300 < sampled < 500  # about 20 % of 2000
+
+
+def test_should_sample_is_stable_per_key_and_refuses_bad_rates():
+    assert len({should_sample(rate=0.5, key="如何提高学习注意力？") for _ in range(20)}) == 1
+    with pytest.raises(ValueError):
+        should_sample(rate=1.5)
