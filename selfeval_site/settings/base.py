@@ -257,6 +257,7 @@ SELFEVAL_AIOPS_TOOL_CATEGORIES = {
     "metrics": env_list("SELFEVAL_AIOPS_METRIC_TOOLS", "query_metrics,prometheus_query"),
 }
 
+
 # Evolution verification (evolution app). Competitors are OpenAI-compatible chat-completions
 # providers, given as JSON: [{"name": "deepseek", "base_url": "https://api.deepseek.com/v1",
 # "model": "deepseek-chat", "api_key_env": "DEEPSEEK_API_KEY"}]; each key is read from the
