@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
 
-_PARSER = MarkdownIt("commonmark")
+# Block structure is all we read: skipping inline parsing (emphasis, links) halves the cost.
+_PARSER = MarkdownIt("commonmark").disable("inline")
 # A paragraph separation is "clear" once the prose is split into at least this many paragraphs.
 MIN_PARAGRAPHS = 2
 FEATURES = ("has_headings", "has_lists", "has_paragraphs", "has_code")
