@@ -4,9 +4,11 @@ import json
 
 import pytest
 from django.contrib.auth.models import Permission
+from rest_framework.test import APIClient
 
 from evolution.models import ThresholdChange, VerificationLog
 from evolution.services.thresholds import get_thresholds
+from selfeval_site.api.throttling import ClientScopedRateThrottle
 from tests.evolution.samples import NEW_STUDY_ANSWER, OLD_STUDY_ANSWER, ONE_LINE_ANSWER, STUDY_QUERY
 from tests.factories import UserFactory
 
@@ -158,9 +160,7 @@ def test_staff_with_permission_changes_thresholds(staff_api, superuser):
     assert change.changed_by == superuser and change.source == "api"
 
 
-def test_staff_with_only_the_change_permission_may_write(client_for):
-    from rest_framework.test import APIClient
-
+def test_staff_with_only_the_change_permission_may_write():
     user = UserFactory(username="tuner")
     user.user_permissions.add(Permission.objects.get(codename="change_verificationthresholds"))
     client = APIClient()
@@ -171,8 +171,6 @@ def test_staff_with_only_the_change_permission_may_write(client_for):
 
 
 def test_thresholds_write_is_forbidden_without_permission(api, anonymous, outsider):
-    from rest_framework.test import APIClient
-
     plain_staff = APIClient()
     plain_staff.force_authenticate(UserFactory(username="bob"))
 
@@ -212,3 +210,12 @@ def test_thresholds_body_must_be_an_object(staff_api):
 def test_thresholds_allow_get_and_put_only(staff_api):
     assert staff_api.post(THRESHOLDS, data="{}", content_type="application/json").status_code == 405
     assert staff_api.delete(THRESHOLDS).status_code == 405
+
+
+def test_verify_is_throttled_per_client_in_the_evolution_scope(api, other_api, monkeypatch):
+    monkeypatch.setattr(ClientScopedRateThrottle, "THROTTLE_RATES", {"evolution": "2/min"})
+
+    statuses = [post(api, body(newResponse=f"{NEW_STUDY_ANSWER}{i}")).status_code for i in range(3)]
+
+    assert statuses == [200, 200, 429]
+    assert post(other_api, body()).status_code == 200
