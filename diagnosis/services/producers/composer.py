@@ -37,7 +37,7 @@ _CATEGORY_HINTS = {
         r"log|error|exception|stack|trace|timeout|timed out|日志|报错|异常|错误|超时|堆栈", re.IGNORECASE
     ),
     "metrics": re.compile(
-        r"cpu|memory|latency|qps|rps|rate|usage|throughput|%|指标|内存|延迟|使用率|错误率|连接数|吞吐|负载",
+        r"cpu|memory|latency|qps|rps|rate|usage|throughput|%|指标|内存|延迟|率|连接数|吞吐|负载",
         re.IGNORECASE,
     ),
 }

@@ -178,7 +178,10 @@ def _quantity(match: re.Match[str]) -> Fact | None:
         word = match["word"]
         unit = word[:-1] if word.endswith("s") and len(word) > 3 else word
     if unit is None:
-        return Fact("number", number, "number", match["num"])
+        # A bare number's family is the word before it ("最大连接数为 50", "pool size 50"), so a
+        # different number after the same word is a mismatch and an unrelated one is not.
+        before = content_tokens(tokens(match.string[max(0, match.start() - 30) : match.start()]))
+        return Fact("number", number, f"number:{before[-1]}" if before else "number", match["num"])
     if unit in _UNITS:
         dimension, factor = _UNITS[unit]
         return Fact("quantity", round(number * factor, 6), dimension, match.group())
@@ -220,9 +223,11 @@ def fact_check(fact: Fact, evidence: EvidenceText) -> tuple[str, list[Any]]:
             return STATED, []
         return (MISMATCH, [fact.value]) if fact.value in evidence.tokens else (ABSENT, [])
     if fact.kind == "number":
-        numbers = [f.value for f in evidence.facts if f.kind in {"number", "quantity"} and isinstance(f.value, float)]
-        numbers += [_number(m) for m in re.findall(r"\d+(?:\.\d+)?", evidence.text)]
-        return (STATED, []) if any(_same_number(fact.value, n) for n in numbers) else (ABSENT, [])
+        numbers = [_number(m) for m in re.findall(r"\d+(?:\.\d+)?", evidence.text)]
+        if any(_same_number(fact.value, n) for n in numbers):
+            return STATED, []
+        rivals = [f.text for f in evidence.facts if f.kind == "number" and f.family == fact.family != "number"]
+        return (MISMATCH, rivals) if rivals else (ABSENT, [])
     same_family = [f for f in evidence.facts if f.kind == fact.kind and f.family == fact.family]
     if fact.kind == "quantity":
         if any(_same_number(fact.value, f.value) for f in same_family):

@@ -108,7 +108,13 @@ class DeterministicJudge:
         missing = [f for f in item.facts if f["kind"] in HARD_KINDS and f["status"] != STATED]
         words = list(dict.fromkeys(content_tokens(claim_tokens)))
         evidence_stems = {_stem(t) for t in evidence.tokens}
-        covered = [w for w in words if w in evidence.tokens or _stem(w) in evidence_stems or _in_text(w, evidence)]
+        # Words that are part of a fact the evidence states (30 and 秒 of "30 秒" == 30000ms) count.
+        stated = compact(" ".join(f["text"] for f in item.facts if f["status"] == STATED))
+        covered = [
+            w
+            for w in words
+            if w in evidence.tokens or _stem(w) in evidence_stems or _in_text(w, evidence) or compact(w) in stated
+        ]
         overlap = len(covered) / len(words) if words else 0.0
         detail = f"word overlap {overlap:.2f} ({len(covered)}/{len(words)})"
         if missing:

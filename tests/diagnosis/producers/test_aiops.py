@@ -1,0 +1,118 @@
+"""AIOps rule evaluation: each check, the configurable tool map and the verdict."""
+
+import pytest
+
+from diagnosis.services.producers.aiops import aiops_rule_evaluation, report_lead
+
+from .builders import inv, retrieval, session
+
+ALERT = {"name": "HighErrorRate", "service": "order-service", "severity": "critical"}
+OTHERS = [{"name": "DiskFull", "service": "log-agent"}, {"name": "HighErrorRate", "service": "order-service"}]
+REPORT = "## Root cause\nThe order-service database connection pool is exhausted.\n## Fix\nRaise the pool size."
+ALL_TOOLS = [
+    retrieval("k", "runbook", tool="lookup_knowledge"),
+    inv("l", tool="query_logs"),
+    inv("m", tool="prometheus_query"),
+]
+
+
+def run(answer=REPORT, invocations=ALL_TOOLS, alert=ALERT, active_alerts=OTHERS) -> dict:
+    return aiops_rule_evaluation(
+        session=session(mode="aiops", answer=answer, invocations=invocations, alert=alert, active_alerts=active_alerts)
+    )
+
+
+def checks(layer: dict) -> dict[str, bool]:
+    return {c["check"]: c["passed"] for c in layer["checks"]}
+
+
+def test_a_focused_report_with_every_evidence_category_passes():
+    layer = run()
+
+    assert layer["verdict"] == "PASS"
+    assert all(checks(layer).values())
+    assert all(c["reason"] for c in layer["checks"])
+
+
+def test_missing_report_fails():
+    layer = run(answer="  ")
+
+    assert layer["verdict"] == "FAIL"
+    assert checks(layer)["final_report_present"] is False
+
+
+def test_report_about_something_else_fails_the_focus_check():
+    layer = run(answer="## Root cause\nThe payment gateway certificate expired.")
+
+    assert checks(layer)["focuses_on_input_alert"] is False
+    assert layer["verdict"] == "FAIL"
+
+
+def test_focus_matches_names_loosely():
+    assert checks(run(answer="Order Service: pool exhausted"))["focuses_on_input_alert"] is True
+    assert checks(run(answer="告警 high_error_rate 的根因是连接池耗尽"))["focuses_on_input_alert"] is True
+
+
+def test_without_an_input_alert_focus_and_unrelated_checks_do_not_apply():
+    layer = run(alert=None)
+    by_name = {c["check"]: c for c in layer["checks"]}
+
+    assert by_name["focuses_on_input_alert"]["applicable"] is False
+    assert by_name["unrelated_alerts_not_main_object"]["applicable"] is False
+    assert layer["verdict"] == "PASS"
+
+
+def test_a_missing_category_warns_and_a_failed_one_says_so():
+    layer = run(invocations=[ALL_TOOLS[0], inv("l", tool="query_logs", status="FAILED")])
+    by_name = {c["check"]: c for c in layer["checks"]}
+
+    assert layer["verdict"] == "WARN"
+    assert by_name["evidence_logs"]["reason"] == "all 1 logs calls failed"
+    assert by_name["evidence_metrics"]["passed"] is False
+    assert by_name["evidence_tools_succeeded"]["passed"] is True
+
+
+def test_no_successful_evidence_tool_fails():
+    layer = run(invocations=[inv("x", tool="send_email"), inv("l", tool="query_logs", status="FAILED")])
+
+    assert checks(layer)["evidence_tools_succeeded"] is False
+    assert layer["verdict"] == "FAIL"
+
+
+def test_tool_map_is_configurable(settings):
+    settings.SELFEVAL_AIOPS_TOOL_CATEGORIES = {"traces": ["jaeger_search"]}
+
+    layer = run(invocations=[inv("t", tool="jaeger_search")])
+
+    assert checks(layer)["evidence_traces"] is True
+    assert "evidence_logs" not in checks(layer)
+    assert layer["verdict"] == "PASS"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "## Root cause\nThe log-agent disk is full (DiskFull).\n## Also\norder-service errors follow.",
+        "log-agent 磁盘已满是本次故障的主因。\n\norder-service 受到影响。",
+        "# 根因\nDiskFull：log-agent 所在节点磁盘写满。",
+    ],
+)
+def test_another_active_alert_as_the_main_object_fails(answer):
+    layer = run(answer=answer)
+    by_name = {c["check"]: c for c in layer["checks"]}
+
+    assert by_name["unrelated_alerts_not_main_object"]["passed"] is False
+    assert by_name["unrelated_alerts_not_main_object"]["alert"] == {"name": "DiskFull", "service": "log-agent"}
+    assert layer["verdict"] == "FAIL"
+
+
+def test_mentioning_another_alert_outside_the_lead_is_fine():
+    answer = REPORT + "\n## Other alerts\nDiskFull on log-agent is unrelated."
+
+    assert checks(run(answer=answer))["unrelated_alerts_not_main_object"] is True
+
+
+def test_report_lead_prefers_the_root_cause_section():
+    answer = "# Incident\nSummary line about log-agent.\n## 根因分析\norder-service 连接池耗尽\n## 修复\n扩容"
+
+    assert report_lead(answer) == "根因分析\norder-service 连接池耗尽"
