@@ -2,7 +2,8 @@
 
 Every verification is logged in `VerificationLog`, including those answered from the cache:
 identical inputs (query, both answers, feedback, language, competitors) under identical
-thresholds are served from Django's cache for SELFEVAL_EVOLUTION_CACHE_TTL seconds.
+thresholds are served from Django's cache for SELFEVAL_EVOLUTION_CACHE_TTL seconds, unless a
+competitor provider failed (a degraded result is never cached).
 """
 
 import hashlib
@@ -117,7 +118,9 @@ def verify_evolution(
             competitor_answers=answers,
             lang=lang,
         )
-        cache.set(CACHE_PREFIX + fingerprint, result.to_dict(), settings.SELFEVAL_EVOLUTION_CACHE_TTL)
+        # A degraded comparison is not remembered: the next identical call asks the providers again.
+        if not result.metrics["competitors"]["degraded"]:
+            cache.set(CACHE_PREFIX + fingerprint, result.to_dict(), settings.SELFEVAL_EVOLUTION_CACHE_TTL)
     metrics = result.metrics
     log = VerificationLog.objects.create(
         source=source,
@@ -139,6 +142,10 @@ def verify_evolution(
         thresholds=thresholds.to_dict(),
         duration_ms=round((time.perf_counter() - started) * 1000, 3),
         cached=cached is not None,
+        # The pipeline's gate acts on the decision at once; other callers only ask.
+        adoption=(Adoption.ADOPTED if result.is_valid else Adoption.REJECTED)
+        if source == VerificationSource.PIPELINE
+        else Adoption.NONE,
         new_length=metrics["basic"]["new_length"],
         structure_score=metrics["structure"]["structure_score"],
         quality_overall=metrics["quality"]["new_scores"]["overall"],
@@ -168,13 +175,11 @@ def evolve(
     user: AbstractBaseUser | None = None,
 ) -> EvolutionOutcome:
     """The guide's evolution pipeline: verify the candidate, adopt it if valid, else keep the old
-    answer; the log row records which. The gate always verifies: sampling is for callers that
+    answer; its log row records which (source "pipeline", adoption adopted / rejected). The gate always verifies: sampling is for callers that
     merely monitor answers (`should_sample`)."""
     result = verify_evolution(
         query, old_response, candidate, user_feedback, lang=lang, source=VerificationSource.PIPELINE, user=user
     )
-    adoption = Adoption.ADOPTED if result.is_valid else Adoption.REJECTED
-    VerificationLog.objects.filter(pk=result.log_id).update(adoption=adoption)
     return EvolutionOutcome(
         adopted=result.is_valid,
         response=candidate if result.is_valid else old_response,

@@ -110,3 +110,27 @@ def test_competitors_can_be_skipped_per_call(fake_provider_server, settings):
 
     assert result.metrics["competitors"]["status"] == "disabled"
     assert fake_provider_server.requests == []
+
+
+@pytest.mark.django_db
+def test_degraded_result_is_not_cached_so_providers_are_asked_again(fake_provider_server, settings):
+    settings.SELFEVAL_EVOLUTION_COMPETITORS = [provider(fake_provider_server, "fail")]
+
+    verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
+    verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
+
+    assert len(fake_provider_server.requests) == 2
+    assert not VerificationLog.objects.filter(cached=True).exists()
+
+
+@pytest.mark.django_db
+def test_successful_comparison_is_cached(fake_provider_server, settings):
+    settings.SELFEVAL_EVOLUTION_COMPETITORS = [provider(fake_provider_server, "good")]
+
+    first = verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
+    second = verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
+
+    assert len(fake_provider_server.requests) == 1
+    assert second.metrics["competitors"] == first.metrics["competitors"]
+    assert first.metrics["competitors"]["meets_threshold"]  # rank 1 of 2, nobody failed
+    assert first.confidence == 1.0
