@@ -115,7 +115,7 @@ class FeedbackView(APIView):
             reviewer=data["reviewer"],
             **_client_of(request),
         )
-        case_id = str(result.case.pk) if result.case is not None else None
+        case_id = str(result.case_id) if result.case_id is not None else None
         return Response({"success": True, "message": RECORDED_MESSAGE, "caseId": case_id})
 
 

@@ -1,9 +1,10 @@
 """Reads of the feedback app."""
 
 from django.conf import settings
-from django.db.models import QuerySet
+from django.db.models import OuterRef, QuerySet, Subquery
 from django.http import Http404
 
+from cases.models import Case
 from diagnosis.models import DiagnosisSession
 from feedback.models import FeedbackEvent
 from selfeval_site.api.authentication import AccessScope
@@ -16,8 +17,15 @@ def feedback_session_get(*, scope: AccessScope, session_id: str, project_slug: s
     """The session feedback is for, as `diagnosis.selectors.session_get` finds it, slimmed down.
 
     Another project's session is a 404; staff pass `project_slug` when the id is ambiguous.
+    `existing_case_id` is the session's case id, if it had one when read.
     """
-    sessions = DiagnosisSession.objects.visible_in(scope).filter(session_id=session_id).only(*_FEEDBACK_SESSION_FIELDS)
+    sessions = (
+        DiagnosisSession.objects.visible_in(scope)
+        .filter(session_id=session_id)
+        .only(*_FEEDBACK_SESSION_FIELDS)
+        # Read along in the same query: a repeated `useful` then needs no case lookup.
+        .annotate(existing_case_id=Subquery(Case.objects.filter(session_id=OuterRef("pk")).values("pk")[:1]))
+    )
     if project_slug:
         sessions = sessions.filter(project__slug=project_slug)
     found = list(sessions[:2])

@@ -1,6 +1,7 @@
 """Recording user feedback (the seed's FeedbackService) and what each value sets in motion."""
 
 from dataclasses import dataclass
+from uuid import UUID
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
@@ -14,7 +15,8 @@ from feedback.models import EndUserVote, FeedbackClient, FeedbackEvent
 @dataclass(frozen=True, slots=True)
 class FeedbackResult:
     event: FeedbackEvent
-    case: Case | None = None
+    case_id: UUID | None = None  # the session's case after `useful`, else None
+    case: Case | None = None  # loaded only when this call had to look the case up or create it
     bad_case: BadCase | None = None
 
 
@@ -37,13 +39,15 @@ def feedback_submit(
     token), the end user's EndUserVote is replaced; a repeated not_useful vote of the same end
     user does not count twice on the bad case.
 
-    `session` needs pk, project_id, session_id and verifier_verdict loaded.
+    `session` needs pk, project_id, session_id and verifier_verdict loaded; when it also carries
+    `existing_case_id` (feedback_session_get reads it along), a known case is not looked up again.
     """
     if value not in Feedback.values:
         raise ValueError(f"unknown feedback value {value!r}")
     if client not in FeedbackClient.values:
         raise ValueError(f"unknown feedback client {client!r}")
     case = bad_case = None
+    known_case_id = None
     with transaction.atomic():
         # First statement on purpose: it takes the session's row lock, so concurrent submissions
         # for one session run one after another and each sees the case the previous one made.
@@ -60,7 +64,9 @@ def feedback_submit(
         )
         previous_vote = _end_user_vote_replace(session=session, end_user_id=end_user_id, value=value)
         if value == Feedback.USEFUL:
-            case = case_create_from_session(session=session)
+            known_case_id = getattr(session, "existing_case_id", None)
+            if known_case_id is None:
+                case = case_create_from_session(session=session)
         else:
             bad_case = bad_case_open_for_session(
                 session=session,
@@ -68,7 +74,8 @@ def feedback_submit(
                 from_feedback=previous_vote != Feedback.NOT_USEFUL,
             )
     session.feedback = value
-    return FeedbackResult(event=event, case=case, bad_case=bad_case)
+    case_id = case.pk if case is not None else known_case_id
+    return FeedbackResult(event=event, case_id=case_id, case=case, bad_case=bad_case)
 
 
 def _end_user_vote_replace(*, session: DiagnosisSession, end_user_id: str, value: str) -> str | None:

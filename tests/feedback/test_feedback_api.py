@@ -231,9 +231,9 @@ def test_throttled_response_keeps_envelope(api, session, monkeypatch):
 
 def test_useful_feedback_query_count_with_existing_case(api, session, django_assert_num_queries):
     vote(api)
-    # key, session, UPDATE session, INSERT event, SELECT case; plus SAVEPOINT / RELEASE because
-    # the test runs inside a transaction (outside one they are BEGIN / COMMIT, not counted).
-    with django_assert_num_queries(7):
+    # key, session with its case id, UPDATE session, INSERT event; plus SAVEPOINT / RELEASE
+    # because the test runs inside a transaction (outside one they are BEGIN / COMMIT, not counted).
+    with django_assert_num_queries(6):
         response = vote(api)
     assert response.status_code == 200
 
