@@ -36,14 +36,23 @@ _EDGE_PUNCTUATION = " .,;:!?。，；：！？、\"'“”‘’"
 _MIN_PART = 2
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Source:
     """Something a binding can cite: a retrieval ref, or a call's raw output."""
 
     ref_id: str
     source: str
-    content: str  # normalised
+    raw: Any
     invocation: InvocationData
+    _normalised: str | None = None
+
+    @property
+    def content(self) -> str:
+        """Normalised on first use: most refs of a session are never cited."""
+        if self._normalised is None:
+            raw = self.raw if isinstance(self.raw, str) else json.dumps(self.raw, ensure_ascii=False)
+            self._normalised = normalise(raw or "")
+        return self._normalised
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,11 +83,10 @@ def source_index(invocations: tuple[InvocationData, ...]) -> dict[str, Source]:
     """refId -> citable source; invocation ids cite raw outputs unless a ref has the same id."""
     index: dict[str, Source] = {}
     for inv in invocations:
-        output = inv.output if isinstance(inv.output, str) else json.dumps(inv.output, ensure_ascii=False)
-        index.setdefault(inv.invocation_id, Source(inv.invocation_id, inv.tool_name, normalise(output or ""), inv))
+        index.setdefault(inv.invocation_id, Source(inv.invocation_id, inv.tool_name, inv.output, inv))
     for inv in invocations:
         for ref in inv.refs:
-            index[ref.ref_id] = Source(ref.ref_id, ref.source, normalise(ref.content), inv)
+            index[ref.ref_id] = Source(ref.ref_id, ref.source, ref.content, inv)
     return index
 
 

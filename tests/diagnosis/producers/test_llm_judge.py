@@ -1,5 +1,6 @@
 """The LLM judge against a local fake OpenAI-compatible server (never the internet)."""
 
+import contextlib
 import json
 import threading
 import time
@@ -47,10 +48,8 @@ class FakeLLM(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
-        try:
+        with contextlib.suppress(BrokenPipeError):  # the client gave up (timeout test)
             self.wfile.write(data)
-        except BrokenPipeError:  # the client gave up (timeout test)
-            pass
 
     def log_message(self, *args):
         pass
