@@ -1,0 +1,217 @@
+"""Helpers shared by the benchmarks: throwaway PostgreSQL databases, a gunicorn server, a load client.
+
+Every benchmark runs against a database of its own that is dropped afterwards, so a run
+never touches development data and leaves nothing behind. PostgreSQL is found through
+BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres, trust auth).
+"""
+
+import contextlib
+import os
+import secrets
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+import psycopg
+from psycopg import sql
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+MAINTENANCE_URL = os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/postgres")
+
+
+def database_url(name: str) -> str:
+    parts = urlsplit(MAINTENANCE_URL)
+    return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+@contextlib.contextmanager
+def throwaway_database(prefix: str = "bench") -> Iterator[str]:
+    """Create an empty PostgreSQL database, yield its DATABASE_URL, drop it afterwards."""
+    name = f"selfeval_{prefix}_{secrets.token_hex(4)}"
+    with psycopg.connect(MAINTENANCE_URL, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        yield database_url(name)
+    finally:
+        with psycopg.connect(MAINTENANCE_URL, autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+def django_env(database: str, **extra: str) -> dict[str, str]:
+    """Environment for a manage.py or gunicorn child process against `database`."""
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "selfeval_site.settings.base",
+        "DATABASE_URL": database,
+        "DEBUG": "false",
+        "SECRET_KEY": "bench-only-" + secrets.token_hex(16),
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "LOG_LEVEL": "WARNING",
+        "PYTHONPATH": str(ROOT),
+    }
+    env.update(extra)
+    return env
+
+
+def manage(database: str, *args: str, env: dict[str, str] | None = None) -> str:
+    """Run `manage.py <args>` against `database`; return its stdout (raises when it fails)."""
+    completed = subprocess.run(
+        [PYTHON, str(ROOT / "manage.py"), *args],
+        env=env or django_env(database),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if completed.returncode:
+        raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{completed.stderr[-3000:]}")
+    return completed.stdout
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def gunicorn_server(
+    database: str, *, workers: int = 2, threads: int = 4, env: dict[str, str] | None = None
+) -> Iterator[str]:
+    """Serve the project with gunicorn (gthread workers) on a free port; yield the base URL."""
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            str(Path(PYTHON).parent / "gunicorn"),
+            "selfeval_site.wsgi:application",
+            f"--bind=127.0.0.1:{port}",
+            f"--workers={workers}",
+            "--worker-class=gthread",
+            f"--threads={threads}",
+            "--log-level=warning",
+        ],
+        env=env or django_env(database),
+        cwd=ROOT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"gunicorn exited with {process.returncode}")
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
+                    break
+            if time.monotonic() > deadline:
+                raise RuntimeError("gunicorn did not answer /healthz within 30 s")
+            time.sleep(0.3)
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-th percentile (0..100), nearest-rank; 0.0 for no values."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    rank = max(1, round(q / 100 * len(ordered) + 0.5 - 1e-9))
+    return ordered[min(len(ordered), rank) - 1]
+
+
+@dataclass
+class LoadResult:
+    seconds: float
+    latencies_ms: list[float] = field(default_factory=list)
+    statuses: dict[int, int] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def requests(self) -> int:
+        return len(self.latencies_ms)
+
+    @property
+    def per_second(self) -> float:
+        return self.requests / self.seconds if self.seconds else 0.0
+
+    def summary(self, unit: str = "requests") -> str:
+        return (
+            f"{self.requests} {unit} in {self.seconds:.1f}s = {self.per_second:.1f} {unit}/s; "
+            f"latency p50 {percentile(self.latencies_ms, 50):.1f} ms, p99 {percentile(self.latencies_ms, 99):.1f} ms, "
+            f"max {max(self.latencies_ms, default=0):.1f} ms, mean {statistics.fmean(self.latencies_ms or [0]):.1f} ms; "
+            f"statuses {dict(sorted(self.statuses.items()))}"
+            + (f"; {len(self.errors)} errors, first: {self.errors[0]}" if self.errors else "")
+        )
+
+
+def run_load(
+    send: Callable[[httpx.Client, int, int], httpx.Response],
+    *,
+    base_url: str,
+    concurrency: int,
+    duration: float,
+    headers: dict[str, str] | None = None,
+    max_requests: int | None = None,
+) -> LoadResult:
+    """`concurrency` clients call `send(client, worker, n)` back to back for `duration` seconds.
+
+    Each client is a thread with its own keep-alive connection; a request counts when it
+    completes, whatever its status. Bounded by `duration` and, optionally, `max_requests`.
+    """
+    lock = threading.Lock()
+    result = LoadResult(seconds=0.0)
+    stop_at = time.monotonic() + duration
+    budget = [max_requests if max_requests is not None else float("inf")]
+
+    def worker(number: int) -> None:
+        with httpx.Client(base_url=base_url, headers=headers or {}, timeout=30) as client:
+            n = 0
+            while time.monotonic() < stop_at:
+                with lock:
+                    if budget[0] <= 0:
+                        return
+                    budget[0] -= 1
+                started = time.perf_counter()
+                try:
+                    response = send(client, number, n)
+                except httpx.HTTPError as exc:
+                    with lock:
+                        result.errors.append(f"{exc.__class__.__name__}: {exc}")
+                    continue
+                elapsed = (time.perf_counter() - started) * 1000
+                with lock:
+                    result.latencies_ms.append(elapsed)
+                    result.statuses[response.status_code] = result.statuses.get(response.status_code, 0) + 1
+                    if response.status_code >= 400 and len(result.errors) < 5:
+                        result.errors.append(f"HTTP {response.status_code}: {response.text[:200]}")
+                n += 1
+
+    threads = [threading.Thread(target=worker, args=(i,), daemon=True) for i in range(concurrency)]
+    started = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def print_header(title: str, **facts: Any) -> None:
+    print(f"\n== {title} ==")
+    for key, value in facts.items():
+        print(f"   {key}: {value}")
