@@ -3,6 +3,7 @@ guide's `VerificationResult.to_dict()` keys and the thresholds keep the guide's 
 
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from evolution.models import THRESHOLD_SPECS, VerificationThresholds
@@ -77,10 +78,15 @@ class ThresholdValuesSerializer(serializers.Serializer):
     min_structure_score = serializers.FloatField(required=False)
 
 
+@extend_schema_field(ThresholdValuesSerializer)
+class ThresholdValuesField(serializers.DictField):
+    """Names, types and ranges are checked by `update_thresholds`, the one place that knows them."""
+
+
 class ThresholdsUpdateSerializer(serializers.Serializer):
     """`PUT /api/evolution/thresholds`: any subset of the thresholds; the others keep their values."""
 
-    thresholds = serializers.DictField()
+    thresholds = ThresholdValuesField()
 
 
 class ThresholdsSerializer(serializers.ModelSerializer):
@@ -92,5 +98,6 @@ class ThresholdsSerializer(serializers.ModelSerializer):
         model = VerificationThresholds
         fields = ["thresholds", "updatedAt", "updatedBy"]
 
+    @extend_schema_field(ThresholdValuesSerializer)
     def get_thresholds(self, row: VerificationThresholds) -> dict[str, float | int]:
         return {name: getattr(row, name) for name in THRESHOLD_SPECS}
