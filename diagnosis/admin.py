@@ -16,9 +16,8 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
-from django.utils.translation import gettext as _t
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext
 
 from cases import services as case_services
 from cases.models import BadCase, BadCaseSource, Case
@@ -88,6 +87,43 @@ class AiOpsFailedCheckFilter(admin.SimpleListFilter):
         return queryset.filter(condition)
 
 
+class FixedChoicesFilter(admin.SimpleListFilter):
+    """A filter whose choices are constants: the default one for a plain column runs SELECT DISTINCT
+    over the whole table on every page view."""
+
+    field_name = ""
+    options: list[tuple[str, str]] = []
+
+    def lookups(self, request, model_admin):
+        return self.options
+
+    def queryset(self, request, queryset):
+        value = self.value()
+        if value is None:
+            return queryset
+        return queryset.filter(**{self.field_name: self.cast(value)})
+
+    def cast(self, value: str):
+        return value
+
+
+class NeedsReviewFilter(FixedChoicesFilter):
+    title = _("needs review")
+    parameter_name = "needs_review"
+    field_name = "needs_review"
+    options = [("1", _("Yes")), ("0", _("No"))]
+
+    def cast(self, value: str) -> bool:
+        return value == "1"
+
+
+class LanguageFilter(FixedChoicesFilter):
+    title = _("language")
+    parameter_name = "language"
+    field_name = "language"
+    options = [("zh", _("Chinese")), ("en", _("English"))]
+
+
 @admin.register(DiagnosisSession)
 class DiagnosisSessionAdmin(admin.ModelAdmin):
     list_display = [
@@ -112,8 +148,8 @@ class DiagnosisSessionAdmin(admin.ModelAdmin):
         "mode",
         "evaluation_state",
         "failure_attribution",
-        "needs_review",
-        "language",
+        NeedsReviewFilter,
+        LanguageFilter,
         "project",
         AiOpsFailedCheckFilter,
     ]
@@ -178,7 +214,7 @@ class DiagnosisSessionAdmin(admin.ModelAdmin):
         pks = list(queryset.values_list("pk", flat=True)[:1000])
         count = evaluation.session_evaluation_request(session_pks=pks)
         for session in queryset.filter(pk__in=pks).only("pk", "session_id"):
-            self.log_change(request, session, _t("Requested re-evaluation"))
+            self.log_change(request, session, gettext("Requested re-evaluation"))
         self.message_user(
             request,
             ngettext("Re-evaluation requested for %(n)d session.", "Re-evaluation requested for %(n)d sessions.", count)
@@ -191,7 +227,7 @@ class DiagnosisSessionAdmin(admin.ModelAdmin):
         opened = 0
         for session in queryset.only("pk", "session_id", "project_id", "verifier_verdict")[:1000]:
             case_services.bad_case_open_for_session(session=session, source=BadCaseSource.REVIEWER)
-            self.log_change(request, session, _t("Opened a bad case"))
+            self.log_change(request, session, gettext("Opened a bad case"))
             opened += 1
         self.message_user(
             request,
@@ -252,7 +288,7 @@ class DiagnosisSessionAdmin(admin.ModelAdmin):
         )
         context = {
             **self.admin_site.each_context(request),
-            "title": _t("Session %(session_id)s") % {"session_id": session.session_id},
+            "title": gettext("Session %(session_id)s") % {"session_id": session.session_id},
             "subtitle": None,
             "opts": self.opts,
             "original": session,
@@ -275,8 +311,8 @@ class DiagnosisSessionAdmin(admin.ModelAdmin):
             return HttpResponseNotAllowed(["POST"])
         session = self._session_for_post(request, object_id, self.has_reevaluate_permission(request))
         evaluation.session_evaluation_request(session_pks=[session.pk])
-        self.log_change(request, session, _t("Requested re-evaluation"))
-        self.message_user(request, _t("Re-evaluation requested."), messages.SUCCESS)
+        self.log_change(request, session, gettext("Requested re-evaluation"))
+        self.message_user(request, gettext("Re-evaluation requested."), messages.SUCCESS)
         return HttpResponseRedirect(self._inspector_url(session))
 
     def review_view(self, request, object_id):
@@ -295,9 +331,9 @@ class DiagnosisSessionAdmin(admin.ModelAdmin):
             notes=form.cleaned_data["notes"],
         )
         self.log_change(
-            request, session, _t("Marked reviewed: %(judgement)s") % {"judgement": form.cleaned_data["judgement"]}
+            request, session, gettext("Marked reviewed: %(judgement)s") % {"judgement": form.cleaned_data["judgement"]}
         )
-        self.message_user(request, _t("Review recorded; the session left the triage queue."), messages.SUCCESS)
+        self.message_user(request, gettext("Review recorded; the session left the triage queue."), messages.SUCCESS)
         next_url = request.POST.get("next", "")
         if next_url == "triage":
             return HttpResponseRedirect(reverse("admin:diagnosis_diagnosissession_triage"))
@@ -308,9 +344,9 @@ class DiagnosisSessionAdmin(admin.ModelAdmin):
             return HttpResponseNotAllowed(["POST"])
         session = self._session_for_post(request, object_id, self.has_open_bad_case_permission(request))
         bad_case = case_services.bad_case_open_for_session(session=session, source=BadCaseSource.REVIEWER)
-        self.log_change(request, session, _t("Opened a bad case"))
+        self.log_change(request, session, gettext("Opened a bad case"))
         self.message_user(
-            request, _t("Bad case #%(id)s is open for this session.") % {"id": bad_case.pk}, messages.SUCCESS
+            request, gettext("Bad case #%(id)s is open for this session.") % {"id": bad_case.pk}, messages.SUCCESS
         )
         return HttpResponseRedirect(self._inspector_url(session))
 
@@ -319,10 +355,10 @@ class DiagnosisSessionAdmin(admin.ModelAdmin):
             return HttpResponseNotAllowed(["POST"])
         session = self._session_for_post(request, object_id, self.has_create_case_permission(request))
         case = case_services.case_create_from_session(session=session, created_by=request.user.get_username())
-        self.log_change(request, session, _t("Created a case"))
+        self.log_change(request, session, gettext("Created a case"))
         self.message_user(
             request,
-            _t("Case “%(title)s” is in the case library, pending approval.") % {"title": case.title},
+            gettext("Case “%(title)s” is in the case library, pending approval.") % {"title": case.title},
             messages.SUCCESS,
         )
         return HttpResponseRedirect(self._inspector_url(session))
@@ -358,7 +394,7 @@ class DiagnosisSessionAdmin(admin.ModelAdmin):
             return self._triage_bulk(request)
         filter_form = TriageFilterForm(request.GET)
         projects = list(Project.objects.order_by("slug").values_list("pk", "name"))
-        filter_form.fields["project"].widget.choices = [("", _t("Any project")), *projects]
+        filter_form.fields["project"].widget.choices = [("", gettext("Any project")), *projects]
         filters = filter_form.cleaned_data if filter_form.is_valid() else {}
         page = filters.get("page") or 1
         queryset = self.triage_queryset(request, filters)
@@ -375,17 +411,17 @@ class DiagnosisSessionAdmin(admin.ModelAdmin):
         for session in rows:
             why = []
             if session.feedback == "not_useful":
-                why.append(_t("not useful"))
+                why.append(gettext("not useful"))
             if session.verifier_verdict in (VerifierVerdict.REJECT, VerifierVerdict.LOW_CONFID):
                 why.append(session.verifier_verdict)
             if session.evaluation_state in (EvaluationState.PARTIAL, EvaluationState.FAILED):
-                why.append(_t("evaluation %(state)s") % {"state": session.get_evaluation_state_display().lower()})
+                why.append(gettext("evaluation %(state)s") % {"state": session.get_evaluation_state_display().lower()})
             reasons.append(
                 (session, why, verdict_badge(session.verifier_verdict, session.get_verifier_verdict_display()))
             )
         context = {
             **self.admin_site.each_context(request),
-            "title": _t("Triage queue"),
+            "title": gettext("Triage queue"),
             "opts": self.opts,
             "filter_form": filter_form,
             "rows": reasons,
@@ -414,7 +450,7 @@ class DiagnosisSessionAdmin(admin.ModelAdmin):
             reverse("admin:diagnosis_diagnosissession_triage") + (f"?{back}" if back and "//" not in back else "")
         )
         if not pks:
-            self.message_user(request, _t("Select at least one session first."), messages.WARNING)
+            self.message_user(request, gettext("Select at least one session first."), messages.WARNING)
             return redirect
         sessions = self.get_queryset(request).filter(pk__in=pks[: TRIAGE_PAGE_SIZE * 4])
         if action == "rerun":
@@ -430,7 +466,9 @@ class DiagnosisSessionAdmin(admin.ModelAdmin):
                 raise PermissionDenied
             form = ReviewForm(request.POST)
             if not form.is_valid():
-                self.message_user(request, _t("Choose a judgement and whether the verifier was right."), messages.ERROR)
+                self.message_user(
+                    request, gettext("Choose a judgement and whether the verifier was right."), messages.ERROR
+                )
                 return redirect
             count = 0
             for session in sessions:
@@ -448,7 +486,7 @@ class DiagnosisSessionAdmin(admin.ModelAdmin):
                 self.log_change(
                     request,
                     session,
-                    _t("Marked reviewed: %(judgement)s") % {"judgement": form.cleaned_data["judgement"]},
+                    gettext("Marked reviewed: %(judgement)s") % {"judgement": form.cleaned_data["judgement"]},
                 )
                 count += 1
             self.message_user(
@@ -457,7 +495,7 @@ class DiagnosisSessionAdmin(admin.ModelAdmin):
                 messages.SUCCESS,
             )
         else:
-            self.message_user(request, _t("Unknown action."), messages.ERROR)
+            self.message_user(request, gettext("Unknown action."), messages.ERROR)
         return redirect
 
 

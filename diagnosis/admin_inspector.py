@@ -245,9 +245,11 @@ def inspection_get(*, session: DiagnosisSession, feedback_events, cases, bad_cas
     rule = _dict(container.get("rule_evaluation"))
     verifier = _dict(container.get("verifier_evaluation"))
     aiops = _dict(container.get("aiops_rule_evaluation"))
-    missing = [
-        name for name in ("rule_evaluation", "verifier_evaluation", "aiops_rule_evaluation") if name not in container
-    ]
+    # A chat session never gets an AIOps layer; only a layer its mode should have counts as missing.
+    expected = ["rule_evaluation", "verifier_evaluation"] + (
+        ["aiops_rule_evaluation"] if session.mode == "aiops" else []
+    )
+    missing = [name for name in expected if not isinstance(container.get(name), dict)]
 
     rows = list(ClaimCheck.objects.filter(session=session).order_by("-round", "id"))
     latest_round = rows[0].round if rows else None

@@ -8,7 +8,7 @@ from django.core.exceptions import PermissionDenied
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
-from django.utils.translation import gettext as _t
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from diagnosis.models import Feedback, ReviewJudgement, VerifierVerdict
@@ -50,10 +50,10 @@ class SelfEvalAdminSite(admin.AdminSite):
             start=request.GET.get("start"), end=request.GET.get("end")
         )
         messages = {
-            "start": _t("The start date is not a date (YYYY-MM-DD); showing the default range."),
-            "end": _t("The end date is not a date (YYYY-MM-DD); showing the default range."),
-            "order": _t("The start date was after the end date; the two were swapped."),
-            "span": _t("The range is limited to one year."),
+            "start": gettext("The start date is not a date (YYYY-MM-DD); showing the default range."),
+            "end": gettext("The end date is not a date (YYYY-MM-DD); showing the default range."),
+            "order": gettext("The start date was after the end date; the two were swapped."),
+            "span": gettext("The range is limited to one year."),
         }
         return date_range, [messages[error] for error in errors]
 
@@ -89,7 +89,7 @@ class SelfEvalAdminSite(admin.AdminSite):
             }
             for day in board.days
         ]
-        verdict_labels = dict(VerifierVerdict.choices) | {"": _t("Not evaluated")}
+        verdict_labels = dict(VerifierVerdict.choices) | {"": gettext("Not evaluated")}
         verdicts = [
             {
                 "key": (key or "none").lower(),
@@ -118,7 +118,7 @@ class SelfEvalAdminSite(admin.AdminSite):
             row["width"] = _percent(row["count"], max_aiops) or 0
         context = {
             **self.each_context(request),
-            "title": _t("Dashboard"),
+            "title": gettext("Dashboard"),
             "app_list": self.get_app_list(request),
             "board": board,
             **range_context,
@@ -133,7 +133,7 @@ class SelfEvalAdminSite(admin.AdminSite):
                 "total": url(date_range),
                 "useful": url(date_range, feedback__exact="useful"),
                 "not_useful": url(date_range, feedback__exact="not_useful"),
-                "needs_review": url(date_range, needs_review__exact="1"),
+                "needs_review": url(date_range, needs_review="1"),
                 "reviewed": url(date_range, reviewed_at__isnull="False"),
                 "triage": reverse("admin:diagnosis_diagnosissession_triage", current_app=self.name),
                 "open_bad_cases": reverse("admin:cases_badcase_changelist", current_app=self.name)
@@ -155,9 +155,9 @@ class SelfEvalAdminSite(admin.AdminSite):
         date_range, range_context = self._range_context(request)
         calibration = dashboard_selectors.calibration_get(date_range=date_range)
         url = self._session_list_url
-        verdict_labels = dict(VerifierVerdict.choices) | {"": _t("Not evaluated")}
-        feedback_labels = dict(Feedback.choices) | {"": _t("No feedback")}
-        judgement_labels = dict(ReviewJudgement.choices) | {"": _t("Not reviewed")}
+        verdict_labels = dict(VerifierVerdict.choices) | {"": gettext("Not evaluated")}
+        feedback_labels = dict(Feedback.choices) | {"": gettext("No feedback")}
+        judgement_labels = dict(ReviewJudgement.choices) | {"": gettext("Not reviewed")}
 
         def matrix(column_name, columns, column_labels, agrees_with):
             rows, agree_total, decided_total = [], 0, 0
@@ -217,7 +217,7 @@ class SelfEvalAdminSite(admin.AdminSite):
         reviewed_verdicts = calibration.verifier_right + calibration.verifier_wrong
         context = {
             **self.each_context(request),
-            "title": _t("Calibration: does the verifier agree with users and reviewers?"),
+            "title": gettext("Calibration: does the verifier agree with users and reviewers?"),
             **range_context,
             "by_feedback": matrix(
                 "feedback", dashboard_selectors.FEEDBACKS, feedback_labels, _VERDICT_AGREES_WITH_FEEDBACK

@@ -1,0 +1,188 @@
+"""The inspector's and the triage queue's actions go through the services, POST only, CSRF-protected."""
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from cases.models import BadCase, Case
+from diagnosis.models import DiagnosisSession, SessionReview
+from diagnosis.services.reviews import session_mark_reviewed
+from tests.admin.conftest import build_session
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def url(name, session):
+    return reverse(f"admin:diagnosis_diagnosissession_{name}", args=[session.pk])
+
+
+def test_mark_reviewed_records_the_review_and_leaves_the_queue(reviewer_client, reviewer, rejected_session):
+    assert rejected_session.needs_review
+
+    response = reviewer_client.post(
+        url("review", rejected_session), {"judgement": "wrong", "verifier_was_right": "yes", "notes": "right to reject"}
+    )
+
+    assert response.status_code == 302
+    review = SessionReview.objects.get(session=rejected_session)
+    assert (review.reviewer, review.judgement, review.verifier_was_right) == (reviewer, "wrong", True)
+    assert review.verifier_verdict == "REJECT" and review.notes == "right to reject"
+    session = DiagnosisSession.objects.get(pk=rejected_session.pk)
+    assert session.review_judgement == "wrong" and session.reviewed_at is not None
+    assert not session.needs_review
+
+
+def test_mark_reviewed_with_a_bad_form_writes_nothing(reviewer_client, rejected_session):
+    response = reviewer_client.post(
+        url("review", rejected_session), {"judgement": "great", "verifier_was_right": "yes"}
+    )
+
+    assert response.status_code == 400
+    assert not SessionReview.objects.exists()
+    assert DiagnosisSession.objects.get(pk=rejected_session.pk).needs_review
+
+
+def test_actions_refuse_get(reviewer_client, session):
+    for name in ("review", "rerun", "open_bad_case", "create_case"):
+        assert reviewer_client.get(url(name, session)).status_code == 405
+
+
+def test_actions_need_csrf(reviewer, session):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(reviewer)
+
+    response = client.post(url("open_bad_case", session))
+
+    assert response.status_code == 403
+    assert not BadCase.objects.exists()
+
+
+def test_actions_on_unknown_session_are_404(reviewer_client):
+    response = reviewer_client.post(reverse("admin:diagnosis_diagnosissession_open_bad_case", args=[999999]))
+
+    assert response.status_code == 404
+
+
+def test_open_bad_case_from_the_inspector_is_idempotent(reviewer_client, session):
+    reviewer_client.post(url("open_bad_case", session))
+    reviewer_client.post(url("open_bad_case", session))
+
+    bad_case = BadCase.objects.get(session=session)
+    assert bad_case.source == "reviewer"
+
+
+def test_create_case_from_the_inspector(reviewer_client, reviewer, session):
+    response = reviewer_client.post(url("create_case", session))
+
+    assert response.status_code == 302
+    case = Case.objects.get(session=session)
+    assert case.status == "pending"
+    assert case.created_by == reviewer.username
+
+
+def test_rerun_requests_evaluation(reviewer_client, session, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=False):
+        response = reviewer_client.post(url("rerun", session))
+
+    assert response.status_code == 302
+    session.refresh_from_db()
+    assert session.evaluation_requested_at is not None
+
+
+def test_staff_without_review_permission_cannot_review(session):
+    staff = UserFactory(username="erin", is_staff=True)
+    client = Client()
+    client.force_login(staff)
+
+    response = client.post(url("review", session), {"judgement": "correct", "verifier_was_right": "yes"})
+
+    assert response.status_code == 403
+    assert not SessionReview.objects.exists()
+
+
+def test_service_refuses_a_user_without_permission(session):
+    staff = UserFactory(username="erin", is_staff=True)
+
+    with pytest.raises(Exception, match="may not"):
+        session_mark_reviewed(session=session, reviewer=staff, judgement="correct", verifier_was_right=True)
+
+
+def test_triage_bulk_mark_reviewed(reviewer_client, project):
+    sessions = [build_session(project, f"s-{i}", verdict="REJECT") for i in range(3)]
+
+    response = reviewer_client.post(
+        reverse("admin:diagnosis_diagnosissession_triage"),
+        {
+            "action": "mark_reviewed",
+            "_selected_action": [str(s.pk) for s in sessions[:2]],
+            "judgement": "wrong",
+            "verifier_was_right": "yes",
+        },
+    )
+
+    assert response.status_code == 302
+    assert SessionReview.objects.count() == 2
+    assert list(DiagnosisSession.objects.filter(needs_review=True).values_list("session_id", flat=True)) == ["s-2"]
+
+
+def test_triage_bulk_mark_reviewed_needs_a_judgement(reviewer_client, rejected_session):
+    reviewer_client.post(
+        reverse("admin:diagnosis_diagnosissession_triage"),
+        {"action": "mark_reviewed", "_selected_action": [str(rejected_session.pk)]},
+    )
+
+    assert not SessionReview.objects.exists()
+
+
+def test_triage_bulk_open_bad_cases_and_rerun(reviewer_client, project, django_capture_on_commit_callbacks):
+    sessions = [build_session(project, f"s-{i}", verdict="LOW_CONFID") for i in range(2)]
+    selected = [str(s.pk) for s in sessions]
+
+    reviewer_client.post(
+        reverse("admin:diagnosis_diagnosissession_triage"), {"action": "open_bad_cases", "_selected_action": selected}
+    )
+    with django_capture_on_commit_callbacks(execute=False):
+        reviewer_client.post(
+            reverse("admin:diagnosis_diagnosissession_triage"), {"action": "rerun", "_selected_action": selected}
+        )
+
+    assert BadCase.objects.filter(source="reviewer").count() == 2
+    assert DiagnosisSession.objects.filter(evaluation_requested_at__isnull=False).count() == 2
+
+
+def test_bad_case_bulk_assign_and_status(reviewer_client, reviewer, bad_case):
+    changelist = reverse("admin:cases_badcase_changelist")
+
+    reviewer_client.post(changelist, {"action": "assign_to_me", "_selected_action": [str(bad_case.pk)], "index": "0"})
+    reviewer_client.post(changelist, {"action": "mark_triaged", "_selected_action": [str(bad_case.pk)], "index": "0"})
+
+    bad_case.refresh_from_db()
+    assert bad_case.assignee == reviewer and bad_case.status == "triaged"
+    reviewer_client.post(changelist, {"action": "mark_fixed", "_selected_action": [str(bad_case.pk)], "index": "0"})
+    bad_case.refresh_from_db()
+    assert bad_case.status == "fixed" and bad_case.closed_at is not None
+
+
+def test_bad_case_assign_to_a_user_asks_then_assigns(reviewer_client, approver, bad_case):
+    changelist = reverse("admin:cases_badcase_changelist")
+    data = {"action": "assign_to_user", "_selected_action": [str(bad_case.pk)], "index": "0"}
+
+    form_page = reviewer_client.post(changelist, data)
+    assert form_page.status_code == 200 and "Assign" in form_page.content.decode()
+    reviewer_client.post(changelist, {**data, "apply": "1", "assignee": str(approver.pk)})
+
+    bad_case.refresh_from_db()
+    assert bad_case.assignee == approver
+
+
+def test_bad_case_change_view_saves_through_the_service(reviewer_client, reviewer, bad_case):
+    response = reviewer_client.post(
+        reverse("admin:cases_badcase_change", args=[bad_case.pk]),
+        {"status": "wont_fix", "category": "hallucination", "assignee": str(reviewer.pk), "notes": "dup", "_save": "1"},
+    )
+
+    assert response.status_code == 302
+    bad_case.refresh_from_db()
+    assert (bad_case.status, bad_case.category, bad_case.notes) == ("wont_fix", "hallucination", "dup")
+    assert bad_case.closed_at is not None

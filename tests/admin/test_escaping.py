@@ -1,0 +1,132 @@
+"""User content is shown as written and always escaped: injected HTML/JS renders as text on every page."""
+
+import pytest
+from django.urls import reverse
+
+from cases.models import BadCase, Case
+from diagnosis.admin_inspector import highlight_excerpt
+from diagnosis.services.reviews import session_mark_reviewed
+from feedback.models import FeedbackEvent
+from tests.admin.conftest import build_session
+
+pytestmark = pytest.mark.django_db
+
+XSS = "<script>alert('x')</script>"
+ESCAPED = "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;"
+
+
+@pytest.fixture
+def hostile(project, reviewer):
+    excerpt = f"连接池耗尽{XSS}"
+    session = build_session(
+        project,
+        f"s-{XSS}",
+        mode="aiops",
+        verdict="REJECT",
+        feedback="not_useful",
+        query=f"query {XSS}",
+        answer=f"answer {XSS}",
+        claim_text=f"claim {XSS}",
+        excerpt=excerpt,
+        ref_content=f"before {excerpt} after <img src=x onerror=alert(1)>",
+        aiops_checks=[{"check": f"check {XSS}", "passed": False, "reason": f"reason {XSS}"}],
+    )
+    FeedbackEvent.objects.create(
+        session=session, value="not_useful", comment=f"comment {XSS}", client="api_key", reviewer=XSS
+    )
+    Case.objects.create(
+        project=project,
+        session=session,
+        diagnosis_id=session.session_id,
+        title=f"title {XSS}"[:100],
+        root_cause=f"cause {XSS}",
+        solution=f"fix {XSS}",
+        service=XSS,
+        error_code=XSS,
+    )
+    BadCase.objects.create(session=session, project=project, source="feedback", notes=f"notes {XSS}")
+    session_mark_reviewed(
+        session=session, reviewer=reviewer, judgement="wrong", verifier_was_right=True, notes=f"review {XSS}"
+    )
+    return session
+
+
+def pages(session):
+    case = Case.objects.get(session=session)
+    bad_case = BadCase.objects.get(session=session)
+    return [
+        reverse("admin:index"),
+        reverse("admin:calibration"),
+        reverse("admin:diagnosis_diagnosissession_changelist"),
+        reverse("admin:diagnosis_diagnosissession_changelist") + f"?aiops_failed_check=check+{XSS}",
+        reverse("admin:diagnosis_diagnosissession_change", args=[session.pk]),
+        reverse("admin:diagnosis_diagnosissession_triage") + "?reason=reject",
+        reverse("admin:diagnosis_claimcheck_changelist"),
+        reverse("admin:diagnosis_sessionreview_changelist"),
+        reverse("admin:feedback_feedbackevent_changelist"),
+        reverse("admin:cases_case_changelist"),
+        reverse("admin:cases_case_change", args=[case.pk]),
+        reverse("admin:cases_badcase_changelist"),
+        reverse("admin:cases_badcase_change", args=[bad_case.pk]),
+    ]
+
+
+def test_injected_markup_renders_as_text_on_every_page(approver_client, hostile):
+    # The reviewed session left the queue; put it back so the triage page shows it too.
+    type(hostile).objects.filter(pk=hostile.pk).update(reviewed_at=None, review_judgement="")
+    for url in pages(hostile):
+        response = approver_client.get(url)
+        assert response.status_code == 200, url
+        html = response.content.decode()
+        assert "<script>alert" not in html, url
+        assert "<img src=x" not in html, url
+
+
+def test_inspector_shows_every_hostile_field_escaped(approver_client, hostile):
+    html = approver_client.get(reverse("admin:diagnosis_diagnosissession_change", args=[hostile.pk])).content.decode()
+
+    for text in ("query ", "answer ", "claim ", "comment ", "review ", "check ", "reason "):
+        assert f"{text}{ESCAPED}" in html, text
+    # The excerpt is marked inside the escaped ref content.
+    assert f"<mark>连接池耗尽{ESCAPED}</mark>" in html
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html
+
+
+def test_highlight_escapes_before_marking():
+    html, found = highlight_excerpt("a <b>bold</b> & <i>x</i>", "<b>bold</b>")
+
+    assert found
+    assert str(html) == "a <mark>&lt;b&gt;bold&lt;/b&gt;</mark> &amp; &lt;i&gt;x&lt;/i&gt;"
+
+
+def test_highlight_matches_across_case_and_whitespace_and_reports_misses():
+    html, found = highlight_excerpt("Connection   Pool exhausted", "connection pool")
+    assert found and str(html) == "<mark>Connection   Pool</mark> exhausted"
+
+    html, found = highlight_excerpt("nothing here", "<x>")
+    assert not found and str(html) == "nothing here"
+
+
+def test_highlight_cuts_long_content_around_the_match():
+    content = "x" * 1000 + "needle" + "y" * 1000
+
+    html, found = highlight_excerpt(content, "needle", window=10)
+
+    assert found and str(html) == "…" + "x" * 10 + "<mark>needle</mark>" + "y" * 10 + "…"
+
+
+def test_inspector_survives_broken_layers(reviewer_client, project):
+    session = build_session(project, "s-broken")
+    type(session).objects.filter(pk=session.pk).update(
+        self_evaluation={
+            "rule_evaluation": "not a dict",
+            "verifier_evaluation": {"claim_checks": [1, None, {"claimId": 5}], "gatekeeper_result": []},
+            "aiops_rule_evaluation": {"checks": "nope"},
+        }
+    )
+    session.claim_checks.all().delete()
+
+    response = reviewer_client.get(reverse("admin:diagnosis_diagnosissession_change", args=[session.pk]))
+
+    assert response.status_code == 200
+    assert "rule_evaluation" in response.content.decode()

@@ -1,0 +1,87 @@
+"""Query counts per page stay fixed however many rows a page shows (no per-row queries)."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from cases.models import BadCase, Case
+from feedback.models import FeedbackEvent
+from tests.admin.conftest import build_session
+
+pytestmark = pytest.mark.django_db
+
+EXPECTED = {
+    "dashboard": 8,  # 4 of every admin request (session, user, 2 permission reads) + 4 aggregates
+    "calibration": 6,
+    "session_list": 7,  # + projects for the filter, capped count, the page
+    "session_list_verdict": 7,
+    "inspector": 13,  # + the session and each kind of child, once
+    "triage": 7,
+    "case_list": 9,  # + projects, first service / error code values, capped count, the page
+    "badcase_list": 8,
+    "feedback_list": 6,
+}
+
+
+def urls(session):
+    return {
+        "dashboard": reverse("admin:index"),
+        "calibration": reverse("admin:calibration"),
+        "session_list": reverse("admin:diagnosis_diagnosissession_changelist"),
+        "session_list_verdict": reverse("admin:diagnosis_diagnosissession_changelist")
+        + "?verifier_verdict__exact=REJECT",
+        "inspector": reverse("admin:diagnosis_diagnosissession_change", args=[session.pk]),
+        "triage": reverse("admin:diagnosis_diagnosissession_triage"),
+        "case_list": reverse("admin:cases_case_changelist"),
+        "badcase_list": reverse("admin:cases_badcase_changelist"),
+        "feedback_list": reverse("admin:feedback_feedbackevent_changelist"),
+    }
+
+
+def add_rows(project, reviewer, start: int, count: int):
+    last = None
+    for i in range(start, start + count):
+        last = build_session(
+            project,
+            f"s-{i:04}",
+            verdict="REJECT",
+            feedback="not_useful",
+            mode="aiops",
+            aiops_checks=[{"check": "evidence_tools_called", "passed": False, "reason": "none"}],
+        )
+        FeedbackEvent.objects.create(session=last, value="not_useful", client="api_key")
+        Case.objects.create(project=project, session=last, diagnosis_id=last.session_id, title=f"case {i}")
+        BadCase.objects.create(session=last, project=project, source="feedback", assignee=reviewer)
+    return last
+
+
+def count_queries(client, url) -> int:
+    with CaptureQueriesContext(connection) as captured:
+        response = client.get(url)
+    assert response.status_code == 200, url
+    return len(captured)
+
+
+def test_query_counts_do_not_grow_with_rows(approver_client, approver, project):
+    session = add_rows(project, approver, 0, 2)
+    few = {name: count_queries(approver_client, url) for name, url in urls(session).items()}
+    add_rows(project, approver, 2, 20)
+    many = {name: count_queries(approver_client, url) for name, url in urls(session).items()}
+
+    assert many == few
+    assert few == EXPECTED
+
+
+def test_session_list_count_is_capped_by_a_limit(reviewer_client, project):
+    build_session(project, "s-1")
+    with CaptureQueriesContext(connection) as captured:
+        reviewer_client.get(reverse("admin:diagnosis_diagnosissession_changelist"))
+    counts = [
+        q["sql"].upper()
+        for q in captured
+        if "COUNT(" in q["sql"].upper() and "DIAGNOSIS_DIAGNOSISSESSION" in q["sql"].upper()
+    ]
+
+    assert counts
+    assert all("LIMIT" in sql for sql in counts)
