@@ -1,6 +1,7 @@
 """`Authorization: Feedback-Token <token>`: an end user's browser voting on one session."""
 
 from django.contrib.auth.models import AnonymousUser
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions, permissions
 from rest_framework.request import Request
 
@@ -42,3 +43,18 @@ class CanSubmitFeedback(permissions.BasePermission):
         if isinstance(request.auth, (ProjectAPIKey, FeedbackGrant)):
             return True
         return bool(request.user and request.user.is_authenticated and request.user.is_staff)
+
+
+class FeedbackTokenScheme(OpenApiAuthenticationExtension):
+    """Describes the feedback token in the OpenAPI schema."""
+
+    target_class = "feedback.authentication.FeedbackTokenAuthentication"
+    name = "FeedbackToken"
+
+    def get_security_definition(self, auto_schema):
+        return {
+            "type": "apiKey",
+            "in": "header",
+            "name": "Authorization",
+            "description": "`Feedback-Token <token>` from POST /api/sessions/<sessionId>/feedback-token.",
+        }
