@@ -37,6 +37,7 @@ $(DEV_STAMP): requirements.txt requirements-dev.txt | $(VPY)
 	@touch $@ $(STAMP)
 
 migrate: $(STAMP)
+	@mkdir -p var  # the default SQLite database lives here; git does not keep empty directories
 	$(VPY) manage.py migrate --noinput
 
 demo: migrate
