@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from .text import compact, content_tokens, negated_terms, normalise, tokens
+from .text import STOPWORDS, compact, content_tokens, negated_terms, normalise, tokens
 
 STATED = "STATED"
 MISMATCH = "MISMATCH"
@@ -125,7 +125,8 @@ def extract_facts(text: str) -> tuple[Fact, ...]:
         take(pattern, lambda m, family=family: _error_code(m, family))
     take(_HOST, lambda m: Fact("identifier", m.group(), "host", m.group()))
     take(_IDENTIFIER, _identifier)
-    take(_QUANTITY, _quantity)
+    original = normalise(text)  # masking keeps positions, so context words can be read here
+    take(_QUANTITY, lambda m: _quantity(m, original))
     facts.extend(Fact("negation", term, "negation", f"not {term}") for term in sorted(negated_terms(text)))
     return tuple(facts)
 
@@ -169,19 +170,19 @@ def service_of(fact: Fact) -> str:
     return fact.value
 
 
-def _quantity(match: re.Match[str]) -> Fact | None:
+def _quantity(match: re.Match[str], original: str) -> Fact | None:
     if match["pct"] is not None:
         return Fact("quantity", _number(match["pct"]), "percent", match.group())
     number = _number(match["num"])
     unit = match["unit"]
-    if unit is None and match["word"] and match["word"] not in _STOP_UNIT_WORDS:
+    if unit is None and match["word"] and match["word"] not in STOPWORDS:
         word = match["word"]
         unit = word[:-1] if word.endswith("s") and len(word) > 3 else word
     if unit is None:
         # A bare number's family is the word before it ("最大连接数为 50", "pool size 50"), so a
         # different number after the same word is a mismatch and an unrelated one is not.
-        before = content_tokens(tokens(match.string[max(0, match.start() - 30) : match.start()]))
-        return Fact("number", number, f"number:{before[-1]}" if before else "number", match["num"])
+        before = content_tokens(tokens(original[max(0, match.start() - 40) : match.start()]))[-3:]
+        return Fact("number", number, "number:" + "|".join(before) if before else "number", match["num"])
     if unit in _UNITS:
         dimension, factor = _UNITS[unit]
         return Fact("quantity", round(number * factor, 6), dimension, match.group())
@@ -210,6 +211,13 @@ def evidence_text(text: str) -> EvidenceText:
     )
 
 
+def _contexts_meet(a: str, b: str) -> bool:
+    """Two bare numbers are about the same thing when a word just before them is shared."""
+    if not (a.startswith("number:") and b.startswith("number:")):
+        return False
+    return bool(set(a[7:].split("|")) & set(b[7:].split("|")))
+
+
 def _same_number(a: float, b: float) -> bool:
     return abs(a - b) <= 1e-9 + 0.005 * max(abs(a), abs(b))
 
@@ -217,7 +225,10 @@ def _same_number(a: float, b: float) -> bool:
 def fact_check(fact: Fact, evidence: EvidenceText) -> tuple[str, list[Any]]:
     """(STATED | MISMATCH | ABSENT, the evidence's values of the same family when they differ)."""
     if fact.kind == "quoted":
-        return (STATED, []) if normalise(fact.value) in evidence.text else (ABSENT, [])
+        if normalise(fact.value) in evidence.text:
+            return STATED, []
+        others = [f.value for f in evidence.facts if f.kind == "quoted"]
+        return (MISMATCH, others) if others else (ABSENT, [])
     if fact.kind == "negation":
         if fact.value in evidence.negated:
             return STATED, []
@@ -226,12 +237,16 @@ def fact_check(fact: Fact, evidence: EvidenceText) -> tuple[str, list[Any]]:
         numbers = [_number(m) for m in re.findall(r"\d+(?:\.\d+)?", evidence.text)]
         if any(_same_number(fact.value, n) for n in numbers):
             return STATED, []
-        rivals = [f.text for f in evidence.facts if f.kind == "number" and f.family == fact.family != "number"]
+        rivals = [f.text for f in evidence.facts if f.kind == "number" and _contexts_meet(f.family, fact.family)]
         return (MISMATCH, rivals) if rivals else (ABSENT, [])
     same_family = [f for f in evidence.facts if f.kind == fact.kind and f.family == fact.family]
     if fact.kind == "quantity":
         if any(_same_number(fact.value, f.value) for f in same_family):
             return STATED, []
+        if fact.family.startswith("count:") and any(
+            f.kind == "number" and _same_number(fact.value, f.value) for f in evidence.facts
+        ):
+            return STATED, []  # "132 个请求" is stated by "waiting=132"
         return (MISMATCH, [f.text for f in same_family]) if same_family else (ABSENT, [])
     if fact.family == "http":
         return _http_check(fact, same_family)

@@ -66,6 +66,7 @@ class CheckedBinding:
     tool: str = ""
     source: str = ""
     context: str = ""  # normalised sentence(s) around the verified excerpt
+    ref_content: str = ""  # the whole normalised ref content, for verified bindings
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -134,8 +135,9 @@ def binding_check(*, claim_id: str, ref_id: str, excerpt: str, sources: dict[str
         )
     context = sentence_context(source.content, *span)
     return CheckedBinding(
-        claim_id, ref_id, excerpt, VERIFIED, "excerpt found in the ref content", context=context, **where
-    )
+        claim_id, ref_id, excerpt, VERIFIED, "excerpt found in the ref content", context=context,
+        ref_content=source.content, **where,
+    )  # fmt: skip
 
 
 def gatekeeper_check(*, claims: list[Claim], invocations: tuple[InvocationData, ...]) -> list[CheckedBinding]:

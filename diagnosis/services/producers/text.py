@@ -40,11 +40,12 @@ STOPWORDS = frozenset(
         "and", "or", "by", "with", "from", "that", "this", "these", "those", "it", "its", "as", "has", "have",
         "had", "do", "does", "did", "which", "when", "while", "then", "than", "so", "because", "due", "caused",
         "causes", "cause", "led", "leads", "after", "before", "there", "their", "into", "also", "very", "all",
-        "any", "some", "we", "our", "can", "will", "would", "should", "may", "might", "us", "such", "via",
+        "any", "some", "we", "our", "related", "can", "will", "would", "should", "may", "might", "us", "such", "via",
         # Chinese particles and connectives.
         "的", "了", "是", "在", "和", "与", "及", "或", "被", "把", "将", "对", "中", "时", "当", "由于", "因为",
         "导致", "所以", "也", "都", "而", "这", "那", "其", "个", "一个", "该", "并", "于", "为", "从", "到", "已",
-        "已经", "就", "则", "且", "等", "会", "有", "着", "过", "之", "以", "造成", "引起", "出现", "发生",
+        "已经", "就", "则", "且", "等", "会", "有", "着", "过", "之", "以", "造成", "引起", "出现", "发生", "后", "任何",
+        "相关", "所有",
     }
 )  # fmt: skip
 
@@ -157,3 +158,32 @@ def sentence_context(content: str, start: int, end: int, limit: int = 240) -> st
     if found:
         right = found.end()
     return content[left:right].strip()
+
+
+# A small operations glossary so Chinese claims over English logs (the usual case) are not read
+# as unsupported for the language alone. Both directions; English side given as stems.
+_GLOSSARY_PAIRS = {
+    "数据库": ("database", "db"), "连接": ("connection",), "连接池": ("pool", "connection"), "超时": ("timeout", "tim"),
+    "请求": ("request",), "等待": ("wait", "pending"), "错误": ("error",), "日志": ("log",), "内存": ("memory", "heap"),
+    "磁盘": ("disk",), "告警": ("alert",), "队列": ("queue",), "实例": ("instance",), "健康": ("health", "healthy"),
+    "上游": ("upstream",), "下游": ("downstream",), "服务": ("service",), "重试": ("retry", "retri"),
+    "失败": ("fail", "failure"), "拒绝": ("refus", "reject"), "耗尽": ("exhaust",), "峰值": ("peak",),
+    "延迟": ("latency",), "证书": ("certificate",), "过期": ("expir",), "网络": ("network",), "节点": ("node",),
+    "使用率": ("usage", "utilization"), "慢查询": ("slow", "query"), "重启": ("restart",), "限流": ("rate", "limit"),
+    "消息": ("message",), "邮件": ("mail",), "配置": ("config", "configuration"), "版本": ("version",),
+}  # fmt: skip
+GLOSSARY: dict[str, frozenset[str]] = {}
+for _zh, _ens in _GLOSSARY_PAIRS.items():
+    GLOSSARY[_zh] = frozenset(_ens)
+    for _en in _ens:
+        GLOSSARY[_en] = GLOSSARY.get(_en, frozenset()) | {_zh}
+
+
+def stem(token: str) -> str:
+    """A crude English stem (timed/times/timeout -> tim...), enough to match word forms."""
+    if not token.isascii():
+        return token
+    for suffix in ("ing", "ed", "es", "s", "e"):
+        if len(token) > len(suffix) + 3 and token.endswith(suffix):
+            return token[: -len(suffix)]
+    return token

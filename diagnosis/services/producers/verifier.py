@@ -78,12 +78,14 @@ def claim_verify(*, claim: Claim, bindings: list[CheckedBinding], judge: Judge, 
     verified = [b for b in bindings if b.status == VERIFIED]
     context = "\n".join(b.context for b in verified)
     evidence = evidence_text(context)
-    sources = compact(" ".join(b.source for b in verified))
+    # A name (service, pod, host) counts as stated when the cited ref names it anywhere, or its
+    # source does (loki://order-service): the excerpt's sentence rarely repeats the subject.
+    sources = compact(" ".join(f"{b.source} {b.ref_content}" for b in verified))
     facts: list[dict[str, Any]] = []
     for fact in extract_facts(claim.text):
         status, values = fact_check(fact, evidence) if verified else ("ABSENT", [])
         if status == "ABSENT" and fact.kind == "identifier" and verified and compact(fact.value) in sources:
-            status = "STATED"  # the ref's source names it, e.g. loki://order-service
+            status = "STATED"  # the cited ref or its source names it
         facts.append(
             {
                 **fact.as_dict(),

@@ -86,6 +86,13 @@ def check(claim: str, evidence: str) -> list[tuple[str, str]]:
         ("连接池最大连接数为 100", "连接池最大连接数为 50", [("100", "MISMATCH")]),
         ("pool size 100", "release 50 shipped", [("100", "ABSENT")]),
         ("pool size 50", "max pool size: 50", [("50", "STATED")]),
+        ("有 132 个请求在等待", "waiting=132", [("132个", "STATED")]),
+        ('logged "connection refused"', 'logged "connection reset by peer"', [('"connection refused"', "MISMATCH")]),
+        (
+            "http_5xx_ratio reached 0.32",
+            "http_5xx_ratio 0.23 at 09:01",
+            [("http_5xx_ratio", "STATED"), ("0.32", "MISMATCH")],
+        ),
         ("连接池没有耗尽", "连接池耗尽", [("not 耗尽", "MISMATCH")]),
         ("连接池没有耗尽", "连接池未耗尽", [("not 耗尽", "STATED")]),
     ],
