@@ -1,5 +1,6 @@
 import copy
 import json
+import threading
 from datetime import timedelta
 
 import pytest
@@ -295,3 +296,36 @@ def test_statements_of_a_rejected_session_are_constant(project):
 
     assert counts[0] == counts[1]
     assert BadCase.objects.count() == 2
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_evaluations_of_one_session_store_one_result(project):
+    session = ingest(project, sized_payload(invocations=3, claims=3))  # evaluated once at commit
+    barrier = threading.Barrier(3)
+    outcomes: list[str] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            barrier.wait(timeout=10)
+            outcomes.append(session_evaluate(session_pk=session.pk))
+        except BaseException as exc:  # surfaced below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+
+    assert not errors, errors
+    assert outcomes == ["DONE"] * 3
+    assert list(ClaimCheck.objects.filter(session=session).values_list("round", "claim_id")) == [
+        (1, "c1"),
+        (1, "c2"),
+        (1, "c3"),
+    ]
+    assert ClaimCheckRef.objects.count() == 3

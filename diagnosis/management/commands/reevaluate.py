@@ -38,7 +38,8 @@ class ProgressBar:
             self._draw(now)
 
     def close(self) -> None:
-        self._draw(time.monotonic())
+        if self.done < self.total or not self.total:
+            self._draw(time.monotonic())  # the last advance already drew the full bar
         self.write("\n")
 
     def _draw(self, now: float) -> None:
