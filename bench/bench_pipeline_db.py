@@ -4,7 +4,8 @@ Setup: a throwaway PostgreSQL database (migrated), BENCH_SESSIONS sessions (defa
 ingested with the dummy task backend so nothing is evaluated at ingestion, the default
 (deterministic) judge, jieba's dictionary loaded once as in a running worker. Measured, in one
 process, one session after the other:
-- pure computation: `producers.pipeline.evaluate` on one prepared `SessionData` (no database);
+- pure computation: `producers.pipeline.evaluate` on prepared `SessionData` (no database), once
+  per distinct session (texts differ, so text caches are cold) and repeatedly on one session;
 - end to end: `session_evaluate` = load the session, its invocations and refs, run the pipeline,
   merge the layers under a row lock, upsert the 10 claim-check rows and their ref links, in one
   transaction; first evaluation of each session, then a re-evaluation (idempotent rewrite);
@@ -26,7 +27,8 @@ PURE_ROUNDS = int(os.environ.get("BENCH_ROUNDS", "300"))
 INVOCATIONS, CLAIMS = 20, 10
 
 
-def session_payload(session_id: str, invocations: int, claims: int) -> dict:
+def session_payload(session_id: str, invocations: int, claims: int, n: int = 0) -> dict:
+    """Texts carry `n` in their numbers, so no two sessions share a string (no warm text caches)."""
     calls = [
         {
             "invocationId": f"inv-{i}",
@@ -34,7 +36,7 @@ def session_payload(session_id: str, invocations: int, claims: int) -> dict:
             "toolName": ("lookup_knowledge", "query_logs", "query_metrics")[i % 3],
             "status": "SUCCESS" if i % 7 else "FAILED",
             "arguments": {"query": "order-service 5xx", "page": i},
-            "output": f"order-service http_5xx_ratio 0.{i:02d}; hikaricp_connections_pending {80 + i}",
+            "output": f"order-service http_5xx_ratio 0.{i:02d}; hikaricp_connections_pending {80 + i + n}",
             "error": None if i % 7 else "timeout",
             "latencyMs": 100 + i,
             "retrievalDetails": {
@@ -44,7 +46,7 @@ def session_payload(session_id: str, invocations: int, claims: int) -> dict:
                         "refId": f"inv-{i}#1",
                         "source": f"kb://runbooks/order-5xx-{i}.md",
                         "content": f"第 {i} 段：08:0{i % 10} order-service 的数据库连接池耗尽，"
-                        f"{50 + i} 个请求等待连接超过 30 秒并返回 HTTP 503。",
+                        f"{50 + i + n} 个请求等待连接超过 {30 + n} 秒并返回 HTTP 503。",
                     }
                 ],
             },
@@ -55,19 +57,15 @@ def session_payload(session_id: str, invocations: int, claims: int) -> dict:
     claim_rows = []
     for k in range(claims):
         i = successful[k % len(successful)]
+        waiting = f"{50 + i + n} 个请求等待连接超过 {30 + n} 秒"
         claim_rows.append(
             {
                 "claimId": f"c{k + 1}",
-                "text": f"{50 + i} 个 order-service 请求等待数据库连接超过 30 秒"
+                "text": f"{50 + i + n} 个 order-service 请求等待数据库连接超过 {30 + n} 秒"
                 if k % 3
                 else "order-service 的数据库连接池耗尽",
                 "critical": k < 3,
-                "evidence": [
-                    {
-                        "refId": f"inv-{i}#1",
-                        "excerpt": f"{50 + i} 个请求等待连接超过 30 秒" if k % 3 else "数据库连接池耗尽",
-                    }
-                ],
+                "evidence": [{"refId": f"inv-{i}#1", "excerpt": waiting if k % 3 else "数据库连接池耗尽"}],
             }
         )
     return {
@@ -111,24 +109,35 @@ def main() -> None:
         call_command("migrate", verbosity=0)
         project = Project.objects.create(slug="bench", name="bench")
 
-        def ingest(session_id: str, invocations: int, claims: int) -> int:
-            serializer = SessionIngestSerializer(data=session_payload(session_id, invocations, claims))
+        def ingest(session_id: str, invocations: int, claims: int, n: int) -> int:
+            serializer = SessionIngestSerializer(data=session_payload(session_id, invocations, claims, n))
             serializer.is_valid(raise_exception=True)
             return session_upsert(project=project, data=serializer.validated_data).session.pk
 
-        pks = [ingest(f"bench-{n}", INVOCATIONS, CLAIMS) for n in range(SESSIONS)]
-        small = ingest("bench-small", 1, 1)
+        def load(pk: int):
+            session = DiagnosisSession.objects.get(pk=pk)
+            return session_data_from_models(
+                session=session, invocations=session.invocations.all(), refs=EvidenceRef.objects.filter(session=session)
+            )
 
-        session = DiagnosisSession.objects.get(pk=pks[0])
-        data = session_data_from_models(
-            session=session, invocations=session.invocations.all(), refs=EvidenceRef.objects.filter(session=session)
-        )
-        evaluate(data)  # warm-up: jieba's dictionary, regex caches
+        # Two sets of distinct sessions: one for the pure pipeline, one end to end, so neither
+        # profits from text caches the other warmed.
+        pure_pks = [ingest(f"pure-{n}", INVOCATIONS, CLAIMS, n) for n in range(SESSIONS)]
+        pks = [ingest(f"bench-{n}", INVOCATIONS, CLAIMS, SESSIONS + n) for n in range(SESSIONS)]
+        small = ingest("bench-small", 1, 1, 10 * SESSIONS)
+        prepared = [load(pk) for pk in pure_pks]
+        evaluate(load(small))  # warm-up: jieba's dictionary and regexes, as in a running worker
+
         pure = []
-        for _ in range(PURE_ROUNDS):
+        for data in prepared:
             started = time.perf_counter()
             evaluate(data)
             pure.append(time.perf_counter() - started)
+        repeated = []
+        for _ in range(PURE_ROUNDS):
+            started = time.perf_counter()
+            evaluate(prepared[0])
+            repeated.append(time.perf_counter() - started)
 
         first, again = [], []
         for samples in (first, again):
@@ -149,10 +158,11 @@ def main() -> None:
             "Evaluation pipeline, 20 invocations and 10 claims per session, PostgreSQL",
             sessions=SESSIONS,
             pure_rounds=PURE_ROUNDS,
-            claim_check_rows=ClaimCheck.objects.count(),
+            claim_check_rows=ClaimCheck.objects.filter(session_id__in=pks).count(),
             verdicts=", ".join(verdicts),
         )
-        print(f"   pure computation (evaluate, no database): {rate(pure)}")
+        print(f"   pure computation (evaluate, no database), distinct sessions: {rate(pure)}")
+        print(f"   pure computation, the same session again (text caches warm): {rate(repeated)}")
         print(f"   end to end, first evaluation (load + pipeline + merge + claim rows): {rate(first)}")
         print(f"   end to end, re-evaluation of the same evidence: {rate(again)}")
         for label, count in statements.items():
