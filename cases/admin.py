@@ -14,6 +14,7 @@ from django.utils.translation import gettext_lazy as _
 from cases import services as case_services
 from cases.models import BadCase, BadCaseStatus, Case, CaseRevision
 from diagnosis.admin import HEAVY_SESSION_FIELDS, verdict_badge
+from diagnosis.models import DiagnosisSession
 from selfeval_site.admin_paging import CappedCountPaginator
 
 BOTH_LOCATIONS = [ActionLocation.CHANGE_LIST, ActionLocation.CHANGE_FORM]
@@ -100,6 +101,7 @@ class CaseAdmin(admin.ModelAdmin):
     search_fields = ["title", "root_cause", "solution", "=service", "=error_code", "=diagnosis_id"]
     list_select_related = ["session", "project"]
     show_full_result_count = False
+    show_facets = admin.ShowFacets.NEVER
     paginator = CappedCountPaginator
     list_per_page = 50
     raw_id_fields = ["session"]
@@ -199,8 +201,6 @@ class CaseAdmin(admin.ModelAdmin):
         # The side-by-side view shows the session's answer, so load it whole here.
         obj = super().get_object(request, object_id, from_field)
         if obj is not None and obj.session_id:
-            from diagnosis.models import DiagnosisSession
-
             obj.session = DiagnosisSession.objects.filter(pk=obj.session_id).first()
         return obj
 
@@ -249,6 +249,7 @@ class BadCaseAdmin(admin.ModelAdmin):
     search_fields = ["=session__session_id"]
     list_select_related = ["session", "assignee", "project"]
     show_full_result_count = False
+    show_facets = admin.ShowFacets.NEVER
     paginator = CappedCountPaginator
     list_per_page = 50
     fields = [

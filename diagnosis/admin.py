@@ -156,6 +156,7 @@ class DiagnosisSessionAdmin(admin.ModelAdmin):
     list_select_related = ["project"]
     list_per_page = 50
     show_full_result_count = False
+    show_facets = admin.ShowFacets.NEVER
     paginator = CappedCountPaginator
     search_fields = ["session_id"]
     search_help_text = _("Exact session id or alert service.")
@@ -506,6 +507,7 @@ class SessionReviewAdmin(admin.ModelAdmin):
     list_select_related = ["session", "reviewer"]
     raw_id_fields = ["session"]
     show_full_result_count = False
+    show_facets = admin.ShowFacets.NEVER
     paginator = CappedCountPaginator
 
     def has_add_permission(self, request):
@@ -527,6 +529,7 @@ class ClaimCheckAdmin(admin.ModelAdmin):
     list_select_related = ["session"]
     search_fields = ["=service", "=claim_id"]
     show_full_result_count = False
+    show_facets = admin.ShowFacets.NEVER
     paginator = CappedCountPaginator
     fields = [
         "session",

@@ -17,6 +17,7 @@ class FeedbackEventAdmin(admin.ModelAdmin):
     list_select_related = ["session"]
     search_fields = ["=session__session_id", "=end_user_id"]
     show_full_result_count = False
+    show_facets = admin.ShowFacets.NEVER
     paginator = CappedCountPaginator
     list_per_page = 50
     fields = ["session", "value", "comment", "client", "reviewer", "user", "end_user_id", "api_key", "created_at"]

@@ -34,6 +34,8 @@ class SelfEvalAdminSite(admin.AdminSite):
     site_title = _("SelfEval admin")
     index_title = _("Dashboard")
     index_template = "admin/selfeval/dashboard.html"
+    # The top navigation and the dashboard's table list replace the sidebar, leaving lists the width.
+    enable_nav_sidebar = False
 
     def get_urls(self):
         urls = [
