@@ -295,21 +295,22 @@ def _keyword_hits(text: str) -> Counter[str]:
 
 
 def _zh_words(text: str) -> list[str]:
-    import jieba  # loads its dictionary on first use (about a second); only Chinese text needs it
-
-    _prepare_jieba()
-    return [word.strip() for word in jieba.lcut(text) if word.strip()]
+    return [word.strip() for word in _taxonomy_tokenizer().lcut(text) if word.strip()]
 
 
 @lru_cache(maxsize=1)
-def _prepare_jieba() -> None:
-    import jieba
+def _taxonomy_tokenizer():
+    """A jieba tokenizer of its own: the taxonomy words added here must not change how the
+    verifier or the evolution scorer (which use jieba's default tokenizer) segment text."""
+    import jieba  # loads its dictionary on first use (about a second); only Chinese text needs it
 
     jieba.setLogLevel(logging.WARNING)
+    tokenizer = jieba.Tokenizer()
     # Keep the taxonomy's compound words whole, so "连接池耗尽" yields "连接池".
     for keywords in CATEGORY_KEYWORDS.values():
         for word in keywords["zh"]:
-            jieba.add_word(word, freq=200000)
+            tokenizer.add_word(word, freq=200000)
+    return tokenizer
 
 
 def _split_camel(name: str) -> str:
