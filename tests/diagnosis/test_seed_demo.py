@@ -256,3 +256,21 @@ def test_seed_demo_with_evaluation_fills_every_layer_and_the_back_office(capsys)
     assert Case.objects.filter(status="approved").exists()
     assert BadCase.objects.exists()
     assert SessionReview.objects.exists()
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_large_raw_seed_rebuilds_the_indexes_it_deferred(monkeypatch):
+    from django.db import connection
+
+    from diagnosis.services.demo import seeding
+
+    monkeypatch.setattr(seeding, "DEFER_INDEXES_FROM", 10)
+    call_command("seed_demo", sessions=FULL_CYCLE, seed=8, bulk_only=True)
+    assert DiagnosisSession.objects.filter(evaluation_state=EvaluationState.DONE).count() == FULL_CYCLE
+    expected = {
+        index.name for model in (DiagnosisSession, ToolInvocation, EvidenceRef) for index in model._meta.indexes
+    }
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT indexname FROM pg_indexes WHERE indexname = ANY(%s)", [sorted(expected)])
+        assert {row[0] for row in cursor.fetchall()} == expected

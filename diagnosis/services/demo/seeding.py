@@ -6,7 +6,8 @@ fingerprint, legacy self_evaluation import), but a thousand sessions at a time.
 """
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -29,6 +30,10 @@ from diagnosis.services.ingestion import detect_language, evidence_fingerprint, 
 from diagnosis.services.merge import self_evaluation_import_legacy
 
 DEFAULT_PROJECTS = ("acme-chat", "acme-aiops")
+# From this many raw sessions on PostgreSQL, secondary indexes are dropped during the load and
+# rebuilt after it: one sorted build is far cheaper than a million random index insertions.
+DEFER_INDEXES_FROM = 100_000
+_INDEXED_MODELS = (DiagnosisSession, ToolInvocation, EvidenceRef)
 PROJECT_NAMES = {"acme-chat": "ACME chat agent", "acme-aiops": "ACME AIOps agent"}
 
 
@@ -80,6 +85,48 @@ def demo_sessions_seed(
     projects = demo_projects_ensure(slugs=project_slugs)
     writer = row_writer()
     result = SeedResult()
+    defer = mirrored and connection.vendor == "postgresql" and sessions >= DEFER_INDEXES_FROM
+    with _deferred_indexes(defer):
+        _seed_batches(
+            result=result,
+            sessions=sessions,
+            seed=seed,
+            now=now,
+            days=days,
+            project_slugs=project_slugs,
+            projects=projects,
+            writer=writer,
+            validate_below=validate_below,
+            mirrored=mirrored,
+            batch_size=batch_size,
+            keep_sessions=keep_sessions,
+            progress=progress,
+        )
+    if connection.vendor == "postgresql" and result.created >= 10_000:
+        # Fresh statistics, so the admin's first queries on a big seed get sensible plans.
+        with connection.cursor() as cursor:
+            for model in _INDEXED_MODELS:
+                cursor.execute(f"ANALYZE {connection.ops.quote_name(model._meta.db_table)}")
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _seed_batches(
+    *,
+    result: SeedResult,
+    sessions: int,
+    seed: int,
+    now: datetime,
+    days: int,
+    project_slugs: tuple[str, ...],
+    projects: dict[str, Project],
+    writer: Any,
+    validate_below: int | None,
+    mirrored: bool,
+    batch_size: int,
+    keep_sessions: bool,
+    progress: Callable[[int, int], None] | None,
+) -> None:
     for start in range(0, sessions, batch_size):
         batch = [
             demo_session_build(seed=seed, index=index, now=now, days=days, projects=project_slugs)
@@ -98,13 +145,41 @@ def demo_sessions_seed(
             result.sessions.extend(fresh)
         if progress:
             progress(min(sessions, start + batch_size), sessions)
-    if connection.vendor == "postgresql" and result.created >= 10_000:
-        # Fresh statistics, so the admin's first queries on a big seed get sensible plans.
+
+
+@contextmanager
+def _deferred_indexes(enabled: bool) -> Iterator[None]:
+    """Drop the models' Meta.indexes (not constraints) for a bulk load and rebuild them after.
+
+    Rebuilt also when the load fails. Meant for the raw benchmark mode on a dedicated database:
+    while the load runs, other readers of these tables go without those indexes.
+    """
+    if not enabled:
+        yield
+        return
+    with connection.schema_editor() as editor:
+        for model in _INDEXED_MODELS:
+            for index in model._meta.indexes:
+                editor.remove_index(model, index)
+    try:
         with connection.cursor() as cursor:
-            for model in (DiagnosisSession, ToolInvocation, EvidenceRef):
-                cursor.execute(f"ANALYZE {connection.ops.quote_name(model._meta.db_table)}")
-    result.seconds = time.perf_counter() - started
-    return result
+            # Commits need not wait for the WAL flush during the load (a crash loses the last
+            # batches, never consistency); faster index builds.
+            cursor.execute("SET synchronous_commit TO off")
+            cursor.execute("SET maintenance_work_mem TO '256MB'")
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            # Inside an outer transaction (tests) deferred foreign-key checks must run first:
+            # PostgreSQL refuses CREATE INDEX on a table with pending trigger events.
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        with connection.schema_editor() as editor:
+            for model in _INDEXED_MODELS:
+                for index in model._meta.indexes:
+                    editor.add_index(model, index)
+        with connection.cursor() as cursor:
+            cursor.execute("RESET synchronous_commit")
+            cursor.execute("RESET maintenance_work_mem")
 
 
 def _without_existing(batch: list[DemoSession], projects: dict[str, Project]) -> list[DemoSession]:
