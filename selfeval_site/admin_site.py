@@ -36,6 +36,7 @@ class SelfEvalAdminSite(admin.AdminSite):
     index_template = "admin/selfeval/dashboard.html"
     # The top navigation and the dashboard's table list replace the sidebar, leaving lists the width.
     enable_nav_sidebar = False
+    site_url = None  # "/" only redirects back here
 
     def get_urls(self):
         urls = [
@@ -123,6 +124,7 @@ class SelfEvalAdminSite(admin.AdminSite):
             "title": gettext("Dashboard"),
             "app_list": self.get_app_list(request),
             "board": board,
+            "cache_minutes": dashboard_selectors.DAY_CACHE_SECONDS // 60,
             **range_context,
             "per_day": per_day,
             "verdicts": verdicts,

@@ -4,6 +4,7 @@ import datetime as dt
 
 import pytest
 from django.contrib.auth.models import Group
+from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
@@ -15,6 +16,14 @@ from tests.factories import UserFactory
 
 PASSWORD = "pw-for-tests-only"
 REF_CONTENT = "当 order-service 的数据库连接池耗尽时，请求排队超时并返回 5xx。"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """The dashboard caches past days; every test starts from its own data."""
+    cache.clear()
+    yield
+    cache.clear()
 
 
 def _user_in(group_name: str, username: str):

@@ -169,3 +169,15 @@ def test_session_list_never_counts_the_whole_table(reviewer_client, project, dja
     counts = [q["sql"] for q in queries.captured_queries if "COUNT(" in q["sql"].upper()]
     assert counts and all("LIMIT" in sql.upper() for sql in counts)
     assert DiagnosisSession.objects.count() == 1
+
+
+def test_dashboard_caches_past_days_but_counts_today_live(reviewer_client, project):
+    build_session(project, "s-yesterday", created_at=timezone.now() - dt.timedelta(days=2))
+    build_session(project, "s-today", created_at=timezone.now() - dt.timedelta(seconds=20))
+    assert reviewer_client.get(reverse("admin:index")).context["board"].total == 2
+
+    build_session(project, "s-yesterday-late", created_at=timezone.now() - dt.timedelta(days=2))
+    build_session(project, "s-today-late", created_at=timezone.now() - dt.timedelta(seconds=10))
+
+    # Today's new session shows at once; the past day's comes with the next cache refresh.
+    assert reviewer_client.get(reverse("admin:index")).context["board"].total == 3
