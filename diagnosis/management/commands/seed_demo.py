@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
 from diagnosis.services.demo.enrichment import EnrichResult, demo_sessions_enrich, demo_sessions_evaluate
-from diagnosis.services.demo.seeding import DEFAULT_PROJECTS, DemoDataError, demo_sessions_seed
+from diagnosis.services.demo.seeding import DEFAULT_PROJECTS, DEFER_INDEXES_FROM, DemoDataError, demo_sessions_seed
 
 EVALUATE_UP_TO = 5000
 VALIDATE_ALL_UP_TO = 5000
@@ -39,7 +39,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--bulk-only",
             action="store_true",
-            help="raw mode for big benchmarks: no evaluation; evaluation columns filled with plausible values",
+            help="raw mode for big benchmarks: no evaluation; evaluation columns filled with plausible values. "
+            f"From {DEFER_INDEXES_FROM} sessions on PostgreSQL, indexes are rebuilt after the load: use a dedicated database",
         )
         parser.add_argument(
             "--validate",
