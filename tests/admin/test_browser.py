@@ -3,7 +3,6 @@
 Screenshots land in test-output/screenshots/ for a person to look at.
 """
 
-import os
 import re
 from pathlib import Path
 
@@ -34,11 +33,12 @@ pytestmark = [
 
 
 @pytest.fixture
-def browser():
+def browser(monkeypatch):
     from playwright.sync_api import sync_playwright
 
-    # Playwright's sync API runs an event loop in this thread; the test's own ORM calls stay synchronous.
-    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    # Playwright's sync API runs an event loop in this thread; the test's own ORM calls stay
+    # synchronous. Scoped to the test, so no later subprocess inherits the flag.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     SHOTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
