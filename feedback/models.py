@@ -55,6 +55,7 @@ class EndUserVote(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["session", "end_user_id"], name="one_vote_per_end_user"),
+            models.CheckConstraint(condition=Q(value__in=Feedback.values), name="end_user_vote_value_valid"),
         ]
 
     def __str__(self) -> str:
