@@ -279,3 +279,39 @@ def test_detail_query_count_is_independent_of_invocations(api, django_assert_num
     post(api, with_invocations(chat_payload(), 20))
     with django_assert_num_queries(5):  # key, session, steps, invocations, refs
         assert api.get(f"{URL}/s-20261129-0001").status_code == 200
+
+
+def test_other_projects_post_with_the_same_session_id_leaves_this_one_untouched(api, other_api, project):
+    post(api, chat_payload(answer="mine"))
+    assert post(other_api, chat_payload(answer="theirs")).status_code == 201
+
+    mine = DiagnosisSession.objects.get(project=project)
+    assert mine.answer == "mine"
+    assert api.get(f"{URL}/s-20261129-0001").json()["answer"] == "mine"
+
+
+def test_key_cannot_reach_another_project_through_the_project_parameter(api, other_api):
+    post(other_api, chat_payload(sessionId="theirs"))
+
+    assert api.get(f"{URL}/theirs?project=acme-aiops").status_code == 404
+    assert api.get(URL + "?project=acme-aiops").json()["results"] == []
+
+
+@pytest.mark.parametrize(
+    "method, path",
+    [
+        ("put", f"{URL}/s-20261129-0001"),
+        ("patch", f"{URL}/s-20261129-0001"),
+        ("delete", f"{URL}/s-20261129-0001"),
+        ("delete", URL),
+        ("put", URL),
+    ],
+)
+def test_unsupported_methods_are_405_and_change_nothing(api, method, path):
+    post(api, chat_payload())
+
+    response = getattr(api, method)(path, data=json.dumps(chat_payload(answer="x")), content_type="application/json")
+
+    assert response.status_code == 405
+    assert response.json()["error"]["code"] == "method_not_allowed"
+    assert DiagnosisSession.objects.get().answer == chat_payload()["answer"]
