@@ -156,3 +156,21 @@ def test_token_endpoint_invalid_end_user_is_400(api, session, body):
 
 def test_token_endpoint_get_is_405(api, session):
     assert api.get(token_url()).status_code == 405
+
+
+def test_token_issue_query_count(api, session, django_assert_num_queries):
+    with django_assert_num_queries(2):  # API key, session
+        issue(api)
+
+
+def test_token_vote_query_count_with_existing_case(api, session, django_assert_num_queries):
+    token = issue(api)
+    vote(browser(token))  # the case exists from now on
+    # session, savepoint, feedback update, event insert, the end user's vote, release
+    with django_assert_num_queries(6):
+        assert vote(browser(token)).status_code == 200
+
+
+def test_token_endpoint_key_cannot_reach_another_project_through_the_project_parameter(other_api, session):
+    response = post_json(other_api, token_url() + "?project=acme-chat", {"endUserId": "u", "project": "acme-chat"})
+    assert response.status_code == 404
