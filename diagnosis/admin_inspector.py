@@ -38,6 +38,8 @@ def _text(value: Any) -> str:
         return ""
     if isinstance(value, str):
         return value
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))  # a fact "96" stored as 96.0 reads as the answer wrote it
     return json.dumps(value, ensure_ascii=False)
 
 
@@ -245,10 +247,13 @@ def inspection_get(*, session: DiagnosisSession, feedback_events, cases, bad_cas
     rule = _dict(container.get("rule_evaluation"))
     verifier = _dict(container.get("verifier_evaluation"))
     aiops = _dict(container.get("aiops_rule_evaluation"))
-    # A chat session never gets an AIOps layer; only a layer its mode should have counts as missing.
-    expected = ["rule_evaluation", "verifier_evaluation"] + (
-        ["aiops_rule_evaluation"] if session.mode == "aiops" else []
-    )
+    # Only a layer the pipeline runs for this session counts as missing: a chat session never gets
+    # an AIOps layer, and an AIOps session gets a verifier layer only when it carries executor output.
+    expected = ["rule_evaluation"]
+    if session.mode == "chat" or session.executor_output is not None:
+        expected.append("verifier_evaluation")
+    if session.mode == "aiops":
+        expected.append("aiops_rule_evaluation")
     missing = [name for name in expected if not isinstance(container.get(name), dict)]
 
     rows = list(ClaimCheck.objects.filter(session=session).order_by("-round", "id"))

@@ -181,3 +181,33 @@ def test_dashboard_caches_past_days_but_counts_today_live(reviewer_client, proje
 
     # Today's new session shows at once; the past day's comes with the next cache refresh.
     assert reviewer_client.get(reverse("admin:index")).context["board"].total == 3
+
+
+def test_inspector_names_only_layers_the_pipeline_runs_as_missing(reviewer_client, project):
+    """An AIOps session without executor output gets no verifier layer by design: not "missing"."""
+    aiops = build_session(project, "s-aiops-plain", mode="aiops")
+    chat = build_session(project, "s-chat-broken")
+    type(aiops).objects.filter(pk=aiops.pk).update(
+        executor_output=None,
+        self_evaluation={
+            "rule_evaluation": aiops.self_evaluation["rule_evaluation"],
+            "aiops_rule_evaluation": aiops.self_evaluation["aiops_rule_evaluation"],
+        },
+    )
+    type(chat).objects.filter(pk=chat.pk).update(
+        self_evaluation={"rule_evaluation": chat.self_evaluation["rule_evaluation"]}
+    )
+
+    aiops_html = reviewer_client.get(reverse("admin:diagnosis_diagnosissession_change", args=[aiops.pk])).content
+    chat_html = reviewer_client.get(reverse("admin:diagnosis_diagnosissession_change", args=[chat.pk])).content
+
+    assert b"Missing layers" not in aiops_html
+    assert b"Missing layers" in chat_html and b"verifier_evaluation" in chat_html
+
+
+def test_inspector_shows_whole_number_facts_without_a_decimal_point():
+    from diagnosis.admin_inspector import _facts
+
+    facts = _facts([{"kind": "quantity", "value": 96.0, "status": "MISMATCH"}, {"value": 0.5}])
+
+    assert [fact.text for fact in facts] == ["96", "0.5"]
