@@ -72,3 +72,26 @@ def test_anonymous_is_401_and_post_is_405(anonymous, api):
 def test_search_query_count(api, cases, django_assert_num_queries):
     with django_assert_num_queries(2):  # API key, one page of cases with project and reviewer joined
         api.get(URL, {"q": "order"})
+
+
+def test_search_never_finds_another_projects_case(api, cases):
+    _db, _aiops, other = cases
+
+    assert str(other.pk) not in ids(api.get(URL, {"q": other.title}))
+    assert ids(api.get(URL, {"project": "acme-aiops"})) == ids(api.get(URL))
+
+
+def test_malformed_case_id_is_404(api, cases):
+    assert api.get(f"{URL}/not-a-uuid").status_code == 404
+
+
+def test_case_detail_allows_only_get(api, cases):
+    db_case, _aiops, _other = cases
+    for method in ("put", "patch", "delete"):
+        assert getattr(api, method)(f"{URL}/{db_case.pk}", {}).status_code == 405, method
+
+
+def test_case_detail_query_count(api, cases, django_assert_num_queries):
+    db_case, _aiops, _other = cases
+    with django_assert_num_queries(2):  # API key, the case with project and reviewer joined
+        assert api.get(f"{URL}/{db_case.pk}").status_code == 200

@@ -181,3 +181,16 @@ def test_staff_chooses_project_when_ambiguous(staff_api, project, other_project)
     assert staff_api.get(URL).status_code == 404
     body = staff_api.get(URL, {"project": "acme-aiops"}).json()
     assert (body["session"]["project"], body["session"]["answer"]) == ("acme-aiops", "other answer")
+
+
+def test_key_cannot_reach_another_project_through_the_project_parameter(api, other_project):
+    make_session(other_project)
+
+    assert api.get(URL, {"project": "acme-aiops"}).status_code == 404
+
+
+def test_trace_allows_only_get(api, project):
+    make_session(project)
+
+    for method in ("put", "patch", "delete"):
+        assert getattr(api, method)(URL).status_code == 405, method
