@@ -1,0 +1,55 @@
+"""Evolution endpoints and projects: verification is stateless per call, but its log is per project.
+
+Neither endpoint addresses a project's object (there is nothing to 404), so isolation means: a
+cached result never carries another project's log or identity, each call is logged under the
+caller's own project, and another project's key cannot change the shared thresholds.
+"""
+
+import json
+
+import pytest
+
+from evolution.models import ThresholdChange, VerificationLog
+from evolution.services.thresholds import get_thresholds
+from tests.evolution.samples import NEW_STUDY_ANSWER, OLD_STUDY_ANSWER, STUDY_QUERY
+
+pytestmark = pytest.mark.django_db
+
+VERIFY = "/api/evolution/verify"
+THRESHOLDS = "/api/evolution/thresholds"
+BODY = {"query": STUDY_QUERY, "oldResponse": OLD_STUDY_ANSWER, "newResponse": NEW_STUDY_ANSWER, "userFeedback": None}
+
+
+def verify(client):
+    response = client.post(VERIFY, data=json.dumps(BODY), content_type="application/json")
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def test_each_call_is_logged_under_the_callers_project_even_from_the_cache(api, other_api, project, other_project):
+    first = verify(api)
+    second = verify(other_api)  # same input: served from the cache
+
+    assert first == second
+    logs = list(VerificationLog.objects.order_by("id").values_list("project__slug", "cached"))
+    assert logs == [(project.slug, False), (other_project.slug, True)]
+
+
+def test_verify_response_names_no_project_log_or_user(api, other_api):
+    verify(api)
+    body = json.dumps(verify(other_api))
+
+    assert set(json.loads(body)) == {"is_valid", "confidence", "reasons", "suggestions", "metrics"}
+    assert "acme-chat" not in body and "log" not in json.loads(body)
+
+
+def test_another_projects_key_cannot_change_the_thresholds(api, other_api):
+    before = get_thresholds().to_dict()
+    response = other_api.put(
+        THRESHOLDS, data=json.dumps({"thresholds": {"min_length": 5}}), content_type="application/json"
+    )
+
+    assert response.status_code == 403
+    assert get_thresholds().to_dict() == before
+    assert not ThresholdChange.objects.exists()
+    assert api.get(THRESHOLDS).json() == other_api.get(THRESHOLDS).json()
