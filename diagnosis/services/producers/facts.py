@@ -19,7 +19,16 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from .text import STOPWORDS, compact, content_tokens, negated_terms, normalise, tokens
+from .text import (
+    STOPWORDS,
+    compact,
+    content_tokens,
+    negated_terms,
+    normalise,
+    states_causal_link,
+    tokens,
+    zeroed_terms,
+)
 
 STATED = "STATED"
 MISMATCH = "MISMATCH"
@@ -198,6 +207,8 @@ class EvidenceText:
     facts: tuple[Fact, ...]
     tokens: frozenset[str]
     negated: frozenset[str]
+    zeroed: frozenset[str] = frozenset()  # activity words given a zero quantity ("errors: 0")
+    causal: bool = False  # the evidence states a causal link (caused by, 由于, 因, therefore)
 
 
 @lru_cache(maxsize=4096)
@@ -208,6 +219,8 @@ def evidence_text(text: str) -> EvidenceText:
         facts=extract_facts(text),
         tokens=frozenset(content_tokens(tokens(text))),
         negated=frozenset(negated_terms(text)),
+        zeroed=frozenset(zeroed_terms(text)),
+        causal=states_causal_link(text),
     )
 
 
@@ -230,7 +243,8 @@ def fact_check(fact: Fact, evidence: EvidenceText) -> tuple[str, list[Any]]:
         others = [f.value for f in evidence.facts if f.kind == "quoted"]
         return (MISMATCH, others) if others else (ABSENT, [])
     if fact.kind == "negation":
-        if fact.value in evidence.negated:
+        # "no errors" is stated by "errors: 0" as much as by "no errors".
+        if fact.value in evidence.negated or fact.value in evidence.zeroed:
             return STATED, []
         return (MISMATCH, [fact.value]) if fact.value in evidence.tokens else (ABSENT, [])
     if fact.kind == "number":

@@ -4,11 +4,15 @@
 
 Deterministic judge, in order:
 1. a fact of the claim has another value in the evidence (changed number, code, name) or the
-   evidence negates a word the claim affirms, or states one the claim negates -> CONTRADICTED;
-2. every hard fact (numbers, codes, names, times, IPs, quoted text) is stated and at least
+   evidence negates a word the claim affirms, or gives it a zero quantity ("evicted_keys stayed
+   at 0", "0 errors", "重启次数为 0") while the claim itself negates nothing -> CONTRADICTED;
+2. a causal claim (caused, because, due to, led to, 导致, 因为, 由于, 造成, ...) whose evidence
+   states no causal link at all (caused by, due to, 因, 由于, therefore, ...) -> UNSUPPORTED:
+   both facts side by side are correlation, not cause;
+3. every hard fact (numbers, codes, names, times, IPs, quoted text) is stated and at least
    `support_overlap` (default 0.6) of the claim's content words (jieba tokens, stopwords and
    negations left out) occur in the evidence -> SUPPORTED;
-3. otherwise UNSUPPORTED.
+4. otherwise UNSUPPORTED.
 
 LLM judge: POST `{SELFEVAL_LLM_BASE_URL}/chat/completions` (any OpenAI-compatible endpoint) with
 `SELFEVAL_LLM_MODEL`, bearer `SELFEVAL_LLM_API_KEY`, JSON response format, temperature 0.
@@ -32,7 +36,17 @@ from django.core.cache import cache
 from django.core.exceptions import ImproperlyConfigured
 
 from .facts import HARD_KINDS, MISMATCH, STATED, EvidenceText
-from .text import GLOSSARY, compact, content_tokens, negated_terms, normalise, stem, tokens
+from .text import (
+    GLOSSARY,
+    compact,
+    content_tokens,
+    is_causal,
+    is_negation,
+    negated_terms,
+    normalise,
+    stem,
+    tokens,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -98,6 +112,16 @@ class DeterministicJudge:
         flipped = sorted(affirmed & {stem(t) for t in evidence.negated})
         if flipped:
             return Judgement(CONTRADICTED, f"evidence negates what the claim affirms: {', '.join(flipped)}", self.name)
+        # A zero quantity ("evicted_keys stayed at 0") denies the activity a positive claim affirms;
+        # a claim that itself negates ("evicted no keys") is what the zero supports.
+        if not any(is_negation(t) for t in claim_tokens):
+            zeroed = sorted(affirmed & {stem(t) for t in evidence.zeroed})
+            if zeroed:
+                return Judgement(
+                    CONTRADICTED,
+                    f"evidence gives a zero quantity for what the claim affirms: {', '.join(zeroed)}",
+                    self.name,
+                )
         missing = [f for f in item.facts if f["kind"] in HARD_KINDS and f["status"] != STATED]
         words = list(dict.fromkeys(content_tokens(claim_tokens)))
         evidence_stems = {stem(t) for t in evidence.tokens}
@@ -119,6 +143,14 @@ class DeterministicJudge:
         if missing:
             shown = ", ".join(f["text"] for f in missing)
             return Judgement(UNSUPPORTED, f"evidence does not state: {shown}; {detail}", self.name)
+        # Correlation is not causation: "X caused Y" needs evidence that states a causal link,
+        # not only X and Y side by side.
+        if is_causal(item.text) and not evidence.causal:
+            return Judgement(
+                UNSUPPORTED,
+                f"the claim asserts a cause the evidence does not state (no causal link); {detail}",
+                self.name,
+            )
         # When the claim's hard facts (numbers, codes, names) are all in the verified excerpt, the
         # rest is wording: half the overlap is enough.
         has_hard_facts = any(f["kind"] in HARD_KINDS for f in item.facts)

@@ -121,6 +121,12 @@ def content_tokens(toks: Iterable[str]) -> list[str]:
     return [t for t in toks if t not in STOPWORDS and not is_negation(t)]
 
 
+# A preposition or contrast word ends what a negation governs: in "evicted no keys during the
+# incident" the negation is about the keys, not about "during" or the incident.
+_SCOPE_END = frozenset(
+    {"during", "since", "over", "within", "until", "across", "per", "through", "between", "while", "but",
+     "although", "though", "however", "但", "但是", "而是", "期间"}
+)  # fmt: skip
 _CLAUSE = re.compile(r"[,，;；:：。.!?！？、\n]+(?:\s|$)|[，；：。！？、\n]")
 
 
@@ -134,7 +140,7 @@ def negated_terms(text: str, scope: int = 2) -> set[str]:
                 continue
             taken = 0
             for following in toks[i + 1 :]:
-                if is_negation(following):
+                if is_negation(following) or following in _SCOPE_END:
                     break
                 if following in STOPWORDS:
                     continue
@@ -187,3 +193,86 @@ def stem(token: str) -> str:
         if len(token) > len(suffix) + 3 and token.endswith(suffix):
             return token[: -len(suffix)]
     return token
+
+
+# Zero quantities. "evicted_keys stayed at 0", "重启次数为 0", "0 errors", "depth: zero" state that
+# an activity did not happen: the metric word next to the zero is read as negated, so a claim
+# that affirms the activity ("Redis was evicting keys") is contradicted, as by "no keys evicted".
+_ZERO = frozenset({"0", "0.0", "0%", "zero", "零", "0次", "0个", "0条"})
+# Words between a metric and its zero value ("X stayed at 0", "X 为 0"): skipped, never negated.
+_ZERO_LINKS = frozenset(
+    {"stayed", "stays", "remained", "remains", "was", "were", "is", "are", "at", "of", "to", "equals", "equal",
+     "reported", "showed", "shows", "count", "total", "number", "为", "是", "保持", "维持", "仍", "仍为", "一直",
+     "均", "均为", "都", "等于", "次数", "数", "数量", "个数", "总数", "计数", "值"}
+)  # fmt: skip
+# Words after a zero that are not what is counted ("stayed at 0 during the incident").
+_NOT_COUNTED = frozenset(
+    {"during", "in", "on", "at", "for", "since", "over", "across", "within", "after", "before", "until", "per",
+     "from", "and", "or", "while", "between", "through"}
+)  # fmt: skip
+# Measure words that name the count, not the activity: the word before them is negated too.
+_MEASURES = frozenset({"count", "total", "number", "次数", "数", "数量", "个数", "总数", "计数"})
+
+
+_ZERO_PHRASE = re.compile(r"[,，;；。!?！？、\n]|\.(?=\s|$)")
+
+
+def _unlinked(token: str) -> str:
+    # jieba glues the copula to a measure word ("错误数为 0" -> 错误 / 数为): "数为" reads as "数".
+    if len(token) > 1 and token[-1] in "为是" and _CJK.match(token):
+        return token[:-1]
+    return token
+
+
+def zeroed_terms(text: str) -> set[str]:
+    """Activity words the text gives a zero quantity (metric names split on `_` and `-`)."""
+    zeroed: set[str] = set()
+    # Any comma ends the phrase here: in "重启次数为0,内存使用率40%" the zero is not about memory.
+    for clause in _ZERO_PHRASE.split(text or ""):
+        toks = [_unlinked(t) for t in tokens(clause)]
+        for i, token in enumerate(toks):
+            if token not in _ZERO:
+                continue
+            after = toks[i + 1] if i + 1 < len(toks) else ""
+            if after and after not in _NOT_COUNTED and after not in STOPWORDS and not after[0].isdigit():
+                # "0 errors": what follows is what was counted.
+                zeroed.add(after)
+                continue
+            j = i - 1
+            while j >= 0 and toks[j] in _ZERO_LINKS:
+                if toks[j] in _MEASURES and j > 0:
+                    zeroed.add(toks[j - 1])  # "重启次数为 0": 重启
+                j -= 1
+            if j >= 0 and not toks[j][0].isdigit() and toks[j] not in STOPWORDS:
+                zeroed.add(toks[j])
+    parts = {part for word in zeroed for part in re.split(r"[_\-]+", word) if part and part not in STOPWORDS}
+    return zeroed | parts
+
+
+# Causal language. A claim that one thing caused another needs evidence that states the link;
+# two facts side by side ("flag enabled at 11:02", "latency rose at 11:05") are correlation.
+_CAUSAL_CLAIM = re.compile(
+    r"\b(?:caus(?:e|ed|es|ing)|because|due to|owing to|led to|leads? to|leading to|result(?:ed|s)? in|as a result"
+    r"|triggered|triggers|responsible for|root cause|attributable to)\b"
+    r"|导致|因为|由于|造成|引起|引发|所致|致使|使得|触发|根因|归因",
+    re.IGNORECASE,
+)
+# In evidence a little more counts: "因磁盘写满" (因 alone), "therefore", "hence", "原因", and the
+# log grammar "<failed verb>: <reason>" ("PUT denied: QuotaExceeded", "失败：连接被拒绝"), where
+# the log line itself names the reason of the failure.
+_CAUSAL_EVIDENCE = re.compile(
+    _CAUSAL_CLAIM.pattern + r"|\b(?:therefore|hence|thus|consequently|so that|which (?:made|broke|blocked))\b"
+    r"|\b(?:reason|denied|failed|rejected|refused|aborted|killed|terminated|evicted)\s*[:=(]"
+    r"|因|所以|因此|故而|从而|以致|进而|(?:失败|拒绝|终止|中止)\s*[:：(（]",
+    re.IGNORECASE,
+)
+
+
+def is_causal(text: str) -> bool:
+    """Does the claim assert a cause (caused, because, due to, 导致, 因为, 由于, ...)?"""
+    return bool(_CAUSAL_CLAIM.search(normalise(text)))
+
+
+def states_causal_link(text: str) -> bool:
+    """Does the evidence state a causal link at all (the claim's own markers, 因, therefore, ...)?"""
+    return bool(_CAUSAL_EVIDENCE.search(normalise(text)))

@@ -182,3 +182,102 @@ def test_round_increments_only_on_new_evidence(previous_round, previous_fingerpr
 
     assert result.round == expected
     assert result.layers["verifier_evaluation"]["round"] == expected
+
+
+METRICS = (
+    "redis-cache evicted_keys stayed at 0 during the incident; memory at 48%. "
+    "payment-api returned 0 errors in the last hour. order-service error rate 12% at 10:07; retries: 0."
+)
+ZH_METRICS = "pod order-7f9c 在事故期间重启次数为 0，内存使用率 40%。过去一小时 payment-service 的错误数为 0。"
+CAUSES = (
+    "Feature flag new-pricing enabled at 11:02. p99 latency rose to 900ms at 11:05. "
+    "Postmortem: the queue backlog was caused by the consumer crash. "
+    "PUT to bucket media-prod denied: QuotaExceeded."
+)
+ZH_CAUSES = "10:05 发布了 v2.3.1。10:07 起错误率上升到 12%。因磁盘写满，mysql-primary 停止写入。"
+
+
+@pytest.mark.parametrize(
+    ("text", "evidence", "expected"),
+    [
+        # A zero quantity denies the activity a positive claim affirms ...
+        ("redis-cache was evicting keys during the incident", "evicted_keys stayed at 0", "CONTRADICTED"),
+        ("payment-api was returning errors", "payment-api returned 0 errors", "CONTRADICTED"),
+        # ... and supports the claim that negates it.
+        ("redis-cache evicted no keys during the incident", "evicted_keys stayed at 0", "SUPPORTED"),
+        # A zero about another quantity of the same sentence is no contradiction.
+        ("order-service error rate reached 12% at 10:07", "order-service error rate 12% at 10:07", "SUPPORTED"),
+    ],
+)
+def test_zero_quantities(text, evidence, expected):
+    layer = evaluate(
+        session(
+            invocations=[retrieval("inv-1", METRICS)],
+            executor_output=executor(claim("c1", text, ("inv-1#1", evidence))),
+        )
+    ).layers["verifier_evaluation"]
+
+    assert verdicts(layer) == {"c1": expected}, layer["claim_checks"][0]["rationale"]
+
+
+@pytest.mark.parametrize(
+    ("text", "evidence", "expected"),
+    [
+        ("pod order-7f9c 在事故期间发生了重启", "pod order-7f9c 在事故期间重启次数为 0", "CONTRADICTED"),
+        # The comma ends the zero's phrase: memory is not zeroed.
+        ("pod order-7f9c 内存使用率 40%", "内存使用率 40%", "SUPPORTED"),
+        ("过去一小时 payment-service 没有错误", "过去一小时 payment-service 的错误数为 0", "SUPPORTED"),
+    ],
+)
+def test_zero_quantities_in_chinese(text, evidence, expected):
+    layer = evaluate(
+        session(
+            invocations=[retrieval("inv-1", ZH_METRICS)],
+            executor_output=executor(claim("c1", text, ("inv-1#1", evidence))),
+            language="zh",
+        )
+    ).layers["verifier_evaluation"]
+
+    assert verdicts(layer) == {"c1": expected}, layer["claim_checks"][0]["rationale"]
+
+
+@pytest.mark.parametrize(
+    ("text", "evidence", "expected"),
+    [
+        # Both facts are verified, the link between them is not: correlation is not cause.
+        (
+            "Enabling the new-pricing flag caused the latency rise",
+            ["Feature flag new-pricing enabled at 11:02"],
+            "UNSUPPORTED",
+        ),
+        (
+            "p99 latency rose to 900ms because the new-pricing flag was enabled",
+            ["Feature flag new-pricing enabled at 11:02", "p99 latency rose to 900ms"],
+            "UNSUPPORTED",
+        ),
+        ("v2.3.1 的发布导致错误率上升到 12%", ["10:05 发布了 v2.3.1", "10:07 起错误率上升到 12%"], "UNSUPPORTED"),
+        # The evidence states the link, in other words than the claim.
+        (
+            "The consumer crash caused the queue backlog",
+            ["the queue backlog was caused by the consumer crash"],
+            "SUPPORTED",
+        ),
+        ("mysql-primary 停止写入是由于磁盘写满", ["因磁盘写满，mysql-primary 停止写入"], "SUPPORTED"),
+        # Log grammar "<failed>: <reason>" names the reason.
+        (
+            "PUT to media-prod was denied because of QuotaExceeded",
+            ["PUT to bucket media-prod denied: QuotaExceeded"],
+            "SUPPORTED",
+        ),
+        # Without causal language the same facts still pass.
+        ("p99 latency rose to 900ms at 11:05", ["p99 latency rose to 900ms at 11:05"], "SUPPORTED"),
+    ],
+)
+def test_causal_claims_need_the_evidence_to_state_the_link(text, evidence, expected):
+    invocations = [retrieval("inv-1", CAUSES), retrieval("inv-2", ZH_CAUSES)]
+    bindings = [("inv-2#1" if any("\u4e00" <= ch <= "\u9fff" for ch in e) else "inv-1#1", e) for e in evidence]
+    layer = evaluate(session(invocations=invocations, executor_output=executor(claim("c1", text, *bindings)))).layers[
+        "verifier_evaluation"
+    ]
+
+    assert verdicts(layer) == {"c1": expected}, layer["claim_checks"][0]["rationale"]
