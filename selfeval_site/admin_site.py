@@ -8,13 +8,16 @@ from django.core.exceptions import PermissionDenied
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext_lazy as _
 
 from diagnosis.models import Feedback, ReviewJudgement, VerifierVerdict
 from selfeval_site import dashboard as dashboard_selectors
 
 SESSIONS_CHANGELIST = "admin:diagnosis_diagnosissession_changelist"
+# Django's own action menu placeholder has no zh-hans translation yet; listing it here puts it
+# in our catalogue, which Django consults first.
+gettext_noop("- Select an option -")
 
 # Which user feedback / reviewer judgement each verdict predicts; used for agreement rates.
 _VERDICT_AGREES_WITH_FEEDBACK = {"PASS": {"useful"}, "LOW_CONFID": {"not_useful"}, "REJECT": {"not_useful"}}
@@ -92,7 +95,7 @@ class SelfEvalAdminSite(admin.AdminSite):
             }
             for day in board.days
         ]
-        verdict_labels = dict(VerifierVerdict.choices) | {"": gettext("Not evaluated")}
+        verdict_labels = dict(VerifierVerdict.choices) | {"": gettext("No verdict")}
         verdicts = [
             {
                 "key": (key or "none").lower(),
@@ -159,7 +162,7 @@ class SelfEvalAdminSite(admin.AdminSite):
         date_range, range_context = self._range_context(request)
         calibration = dashboard_selectors.calibration_get(date_range=date_range)
         url = self._session_list_url
-        verdict_labels = dict(VerifierVerdict.choices) | {"": gettext("Not evaluated")}
+        verdict_labels = dict(VerifierVerdict.choices) | {"": gettext("No verdict")}
         feedback_labels = dict(Feedback.choices) | {"": gettext("No feedback")}
         judgement_labels = dict(ReviewJudgement.choices) | {"": gettext("Not reviewed")}
 

@@ -59,3 +59,36 @@ def test_compiled_catalogue_is_current():
     with translation.override("zh-hans"):
         assert translation.gettext("Triage queue") == "分诊队列"
         assert translation.gettext("Raw self_evaluation JSON") == "原始 self_evaluation JSON"
+
+
+def _admin_labels():
+    """(model admin, field name, label) of every column, filter and form field our admins show."""
+    from django.contrib import admin as django_admin
+    from django.contrib.admin.utils import flatten_fieldsets, label_for_field
+
+    for model, model_admin in django_admin.site._registry.items():
+        if model._meta.app_label not in {"diagnosis", "cases", "feedback", "evolution"}:
+            continue
+        names = [name for name in model_admin.list_display if isinstance(name, str)]
+        names += [item[0] if isinstance(item, tuple) else item for item in model_admin.list_filter]
+        names += flatten_fieldsets(model_admin.fieldsets) if model_admin.fieldsets else list(model_admin.fields or [])
+        for name in names:
+            if isinstance(name, str) and name != "id":
+                yield model_admin, name, str(label_for_field(name, model, model_admin))
+        yield model_admin, "verbose_name_plural", str(model._meta.verbose_name_plural)
+
+
+PROPER_NOUNS = {"AIOps"}  # written the same in Chinese
+
+
+def test_every_admin_label_has_a_chinese_translation():
+    """Headers, filter titles and form labels: a field declared without a translatable label
+    would show its English name in the Chinese admin."""
+    with translation.override("zh-hans"):
+        untranslated = [
+            f"{type(model_admin).__name__}.{name}: {label}"
+            for model_admin, name, label in _admin_labels()
+            if label not in PROPER_NOUNS and not any("\u4e00" <= char <= "\u9fff" for char in label)
+        ]
+
+    assert not untranslated
