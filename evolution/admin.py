@@ -89,6 +89,7 @@ class VerificationLogAdmin(admin.ModelAdmin):
     date_hierarchy = "created_at"
     list_select_related = False
     show_full_result_count = False
+    show_facets = admin.ShowFacets.NEVER  # facet counts would scan the whole log
     paginator = CappedCountPaginator
     list_per_page = 50
     readonly_fields = [

@@ -15,9 +15,11 @@ from diagnosis.models import Feedback, ReviewJudgement, VerifierVerdict
 from selfeval_site import dashboard as dashboard_selectors
 
 SESSIONS_CHANGELIST = "admin:diagnosis_diagnosissession_changelist"
-# Django's own action menu placeholder has no zh-hans translation yet; listing it here puts it
-# in our catalogue, which Django consults first.
+# Strings new in Django 6 that its zh-hans catalogue does not translate yet (the blank choice of
+# every select, the date hierarchy's label); listing them here puts them in our catalogue, which
+# Django consults first.
 gettext_noop("- Select an option -")
+gettext_noop("Filter by %(field_name)s")
 
 # Which user feedback / reviewer judgement each verdict predicts; used for agreement rates.
 _VERDICT_AGREES_WITH_FEEDBACK = {"PASS": {"useful"}, "LOW_CONFID": {"not_useful"}, "REJECT": {"not_useful"}}
