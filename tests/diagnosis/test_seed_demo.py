@@ -111,6 +111,8 @@ def test_a_full_cycle_covers_every_evidence_case_in_both_languages_and_modes():
                         and claim_numbers[0] == excerpt_numbers[0][::-1] != excerpt_numbers[0]
                     ):
                         found.add("altered_number")
+                        if p["mode"] == "aiops":
+                            found.add("aiops:altered_number")
                 else:
                     found.add("fabricated_excerpt")
         output = p["executorOutput"]
@@ -119,6 +121,8 @@ def test_a_full_cycle_covers_every_evidence_case_in_both_languages_and_modes():
             or not all(isinstance(c, dict) and "text" in c for c in output.get("claims", [None]))
         ):
             found.add("invalid_executor_output")
+        if p["mode"] == "aiops" and output and output.get("version") == "executor_evidence_v2":
+            found.add("aiops:executor_claims")
         legacy = p.get("selfEvaluation") or {}
         if "evidence_score" in legacy and "verdict" in legacy:
             found.add("legacy_self_evaluation")
@@ -136,7 +140,7 @@ def test_a_full_cycle_covers_every_evidence_case_in_both_languages_and_modes():
         "some_call_failed", "no_evidence", "absence_claim:zh", "absence_claim:en", "unknown_ref",
         "ref_from_failed_call", "verbatim_excerpt", "altered_number", "fabricated_excerpt",
         "invalid_executor_output", "legacy_self_evaluation", "unrelated_alert_diagnosed",
-        "markdown_root_cause", "error_code",
+        "markdown_root_cause", "error_code", "aiops:executor_claims", "aiops:altered_number",
     }  # fmt: skip
     assert expected <= found, expected - found
 
@@ -232,6 +236,11 @@ def test_bulk_only_mode_fills_the_mirrored_evaluation_columns():
     assert by_scenario["aiops_unrelated_alert"].aiops_verdict == "FAIL"
     assert by_scenario["aiops_focused"].aiops_verdict == "PASS"
     assert by_scenario["running_session"].verifier_verdict == ""
+    # AIOps reports with executor claims are judged by the verifier too; those without are not.
+    assert by_scenario["aiops_focused"].verifier_verdict == "PASS"
+    assert by_scenario["aiops_misread_metric"].verifier_verdict == "REJECT"
+    assert by_scenario["aiops_misread_metric"].aiops_verdict == "PASS"
+    assert by_scenario["aiops_no_evidence_tools"].verifier_verdict == ""
     assert DiagnosisSession.objects.filter(needs_review=True).exists()
     assert DiagnosisSession.objects.exclude(feedback="").exists()
 
@@ -240,7 +249,7 @@ def test_bulk_only_mode_fills_the_mirrored_evaluation_columns():
 def test_seed_demo_with_evaluation_fills_every_layer_and_the_back_office(capsys):
     pytest.importorskip("diagnosis.services.producers.pipeline")
     from cases.models import BadCase, Case
-    from diagnosis.models import SessionReview
+    from diagnosis.models import ClaimCheck, SessionReview
     from feedback.models import FeedbackEvent
 
     call_command("seed_demo", sessions=120, seed=1)
@@ -256,6 +265,12 @@ def test_seed_demo_with_evaluation_fills_every_layer_and_the_back_office(capsys)
     assert Case.objects.filter(status="approved").exists()
     assert BadCase.objects.exists()
     assert SessionReview.objects.exists()
+    # A good share of AIOps reports carry executor claims and are judged claim by claim.
+    aiops_judged = DiagnosisSession.objects.filter(mode="aiops").exclude(verifier_verdict="")
+    assert aiops_judged.count() >= DiagnosisSession.objects.filter(mode="aiops").count() // 2
+    assert set(aiops_judged.values_list("verifier_verdict", flat=True)) >= {"PASS", "REJECT"}
+    aiops_claims = ClaimCheck.objects.filter(session__mode="aiops")
+    assert set(aiops_claims.values_list("verdict", flat=True)) >= {"SUPPORTED", "CONTRADICTED"}
 
 
 @pytest.mark.postgres

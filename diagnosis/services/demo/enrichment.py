@@ -28,6 +28,7 @@ _BAD_CASE_CATEGORY = {
     "ref_from_failed_call": "missing_evidence",
     "aiops_unrelated_alert": "wrong_root_cause",
     "aiops_no_report": "incomplete",
+    "aiops_misread_metric": "hallucination",
     "invalid_executor_output": "other",
 }
 

@@ -46,10 +46,15 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("aiops_no_evidence_tools", "aiops", 3, "no knowledge, log or metric tool called"),
     Scenario("aiops_no_report", "aiops", 2, "no final report"),
     Scenario("aiops_failed", "aiops", 2, "the AIOps session FAILED"),
+    Scenario("aiops_misread_metric", "aiops", 4, "report focused on the alert but misreads a metric (95% for 59%)"),
 )
 SCENARIO_BY_NAME = {scenario.name: scenario for scenario in SCENARIOS}
 _WEIGHTS = [scenario.weight for scenario in SCENARIOS]
 LANGUAGES = ("zh", "en")
+# AIOps reports that come with executor_evidence_v2 claims, so the verifier judges them claim by claim.
+AIOPS_WITH_CLAIMS = frozenset({"aiops_focused", "aiops_unrelated_alert", "aiops_misread_metric"})
+# The claim (and the answer) states the digit swap of the number the evidence gives.
+ALTERED_NUMBER = frozenset({"altered_number", "aiops_misread_metric"})
 
 
 @dataclass(frozen=True)
@@ -251,7 +256,7 @@ class _Builder:
         for number, claim in enumerate(text.claims, start=1):
             excerpt = self.fmt(claim.excerpt)
             ref_id = ref_of_chunk[claim.chunk]
-            claim_text = self.fmt(claim.text, altered=name == "altered_number")
+            claim_text = self.fmt(claim.text, altered=name in ALTERED_NUMBER)
             if number == 1 and name == "fabricated_excerpt":
                 excerpt = text.fabricated_excerpt
             if number == 2 and name == "unknown_ref":
@@ -268,6 +273,11 @@ class _Builder:
                     "evidence": [{"refId": ref_id, "excerpt": excerpt}],
                 }
             )
+        if name == "aiops_unrelated_alert":
+            # The report blames the unrelated alert and cites the input service's logs for it.
+            log_claim = next(claim for claim in claims if claim["evidence"][0]["refId"] == "inv-2#1")
+            diagnosis = UNRELATED_DIAGNOSIS[self.language].format(**self.unrelated)
+            return [{**log_claim, "claimId": "c1", "text": diagnosis, "critical": True}]
         if name in {"no_hit", "all_calls_failed", "no_tool_calls"}:
             claims.append(
                 {
@@ -289,7 +299,7 @@ class _Builder:
         return claims
 
     def executor_output(self, status: str) -> dict[str, Any] | None:
-        if status != "SUCCEEDED" or self.scenario.mode == "aiops":
+        if status != "SUCCEEDED" or (self.scenario.mode == "aiops" and self.name not in AIOPS_WITH_CLAIMS):
             return None
         if self.name == "invalid_executor_output":
             variant = self.rng.randrange(3)
@@ -303,7 +313,7 @@ class _Builder:
     def answer(self) -> str:
         zh = self.language == "zh"
         text, t = self.text, self.topic
-        altered = self.name == "altered_number"
+        altered = self.name in ALTERED_NUMBER
         root = self.fmt(text.claims[0].text)
         fact = self.fmt(text.claims[1].text, altered=altered)
         if self.name == "aiops_unrelated_alert":
@@ -346,6 +356,7 @@ class _Builder:
             "all_calls_failed",
             "aiops_unrelated_alert",
             "aiops_no_report",
+            "aiops_misread_metric",
             "invalid_executor_output",
         }
         if self.name in bad:

@@ -25,6 +25,10 @@ _VERIFIER = {
     "altered_number": "REJECT",
     "all_calls_failed": "REJECT",
     "invalid_executor_output": "REJECT",
+    # AIOps reports with executor claims (generator.AIOPS_WITH_CLAIMS)
+    "aiops_focused": "PASS",
+    "aiops_unrelated_alert": "REJECT",
+    "aiops_misread_metric": "REJECT",
 }
 _AIOPS = {
     "aiops_focused": "PASS",
@@ -32,6 +36,7 @@ _AIOPS = {
     "aiops_unrelated_alert": "FAIL",
     "aiops_no_report": "FAIL",
     "aiops_failed": "FAIL",
+    "aiops_misread_metric": "PASS",
 }
 _ATTRIBUTION = {
     "no_hit": FailureAttribution.RETRIEVAL_MISS,
@@ -43,6 +48,8 @@ _ATTRIBUTION = {
     "absence_claim": FailureAttribution.UNSUPPORTED_REASONING,
     "altered_number": FailureAttribution.UNSUPPORTED_REASONING,
     "invalid_executor_output": FailureAttribution.UNSUPPORTED_REASONING,
+    "aiops_unrelated_alert": FailureAttribution.UNSUPPORTED_REASONING,
+    "aiops_misread_metric": FailureAttribution.UNSUPPORTED_REASONING,
 }
 _GROUNDEDNESS = {"PASS": (0.8, 1.0), "LOW_CONFID": (0.4, 0.75), "REJECT": (0.0, 0.35)}
 
@@ -78,7 +85,8 @@ def plausible_evaluation(demo: DemoSession, *, now: datetime) -> dict[str, Any]:
     verdict = aiops = ""
     groundedness = None
     finished = payload["status"] == "SUCCEEDED"
-    if payload["mode"] == "chat" and finished:
+    # The pipeline's rule: the verifier judges chat sessions and any session with executor output.
+    if (payload["mode"] == "chat" or payload["executorOutput"] is not None) and finished:
         verdict = _VERIFIER.get(demo.scenario, "")
         legacy = payload.get("selfEvaluation")
         if legacy:
