@@ -14,10 +14,12 @@ and the agent's final re-post (status SUCCEEDED or FAILED) triggers the definiti
 """
 
 import logging
+from dataclasses import replace
 from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from diagnosis.models import (
@@ -69,12 +71,25 @@ def session_evaluate(*, session_pk: int) -> str:
     fingerprint changes). Returns STALE without writing when the session was re-ingested while
     it was being judged (that ingestion enqueued its own evaluation).
     """
-    session = DiagnosisSession.objects.only(*_SESSION_FIELDS).get(pk=session_pk)
+    # The latest stored claim-check round rides along in the same query: when the verifier layer
+    # was removed (the session stopped qualifying) and comes back, its rounds continue after the
+    # stored ones instead of restarting at 1 over their rows.
+    last_round = ClaimCheck.objects.filter(session_id=OuterRef("pk")).order_by("-round").values("round")[:1]
+    session = (
+        DiagnosisSession.objects.only(*_SESSION_FIELDS)
+        .annotate(last_claim_round=Subquery(last_round))
+        .get(pk=session_pk)
+    )
     invocations = list(ToolInvocation.objects.filter(session_id=session_pk))
     refs = list(EvidenceRef.objects.filter(session_id=session_pk))
     data = session_data_from_models(session=session, invocations=invocations, refs=refs)
+    if (session.last_claim_round or 0) > data.previous_round:
+        data = replace(data, previous_round=session.last_claim_round, previous_evidence_fingerprint="")
 
     result = evaluate(data)
+    # Layers the session no longer qualifies for are removed (None), mirrored columns with them;
+    # a layer whose producer failed is simply absent and keeps its previous value.
+    layers = {**result.layers, **dict.fromkeys(result.inapplicable_layers)}
 
     state = EvaluationState.PARTIAL if result.errors else EvaluationState.DONE
     extra_fields = {
@@ -90,7 +105,7 @@ def session_evaluate(*, session_pk: int) -> str:
             return MISSING
         if current[0] != session.updated_at:
             return STALE
-        merged = self_evaluation_merge(session_pk=session_pk, layers=result.layers, extra_fields=extra_fields)
+        merged = self_evaluation_merge(session_pk=session_pk, layers=layers, extra_fields=extra_fields)
         if VERIFIER_LAYER in result.layers:
             _store_claim_checks(session_pk, result, {ref.ref_id: ref.pk for ref in refs})
         if merged.verifier_verdict == VerifierVerdict.REJECT:

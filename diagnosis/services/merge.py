@@ -67,20 +67,29 @@ def mirrored_columns(container: dict[str, Any]) -> dict[str, Any]:
 
 
 def self_evaluation_merge(
-    *, session_pk: int, layers: dict[str, dict[str, Any]], extra_fields: dict[str, Any] | None = None
+    *, session_pk: int, layers: dict[str, dict[str, Any] | None], extra_fields: dict[str, Any] | None = None
 ) -> DiagnosisSession:
     """Merge the given layers into the session's container, atomically, under a row lock.
 
-    `layers` maps layer names (see LAYERS) to their new value; other layers stay as they are.
-    `extra_fields` are further session columns written in the same UPDATE (evaluation state).
+    `layers` maps layer names (see LAYERS) to their new value, or to None to remove that layer
+    (the session no longer qualifies for it: its mirrored columns are cleared with it); other
+    layers stay as they are. `extra_fields` are further session columns written in the same
+    UPDATE (evaluation state).
     """
     unknown = set(layers) - set(LAYERS)
     if unknown:
         raise ValueError(f"unknown self_evaluation layers: {sorted(unknown)}")
+    bad = sorted(name for name, value in layers.items() if value is not None and not isinstance(value, dict))
+    if bad:
+        raise ValueError(f"self_evaluation layers must be dicts or None (remove): {bad}")
     with transaction.atomic():
         session = DiagnosisSession.objects.select_for_update().only("pk", "self_evaluation").get(pk=session_pk)
         container = migrate_legacy_layout(session.self_evaluation)
-        container.update(layers)
+        for name, value in layers.items():
+            if value is None:
+                container.pop(name, None)
+            else:
+                container[name] = value
         fields = {"self_evaluation": container, **mirrored_columns(container), **(extra_fields or {})}
         DiagnosisSession.objects.filter(pk=session_pk).update(**fields)
         for name, value in fields.items():

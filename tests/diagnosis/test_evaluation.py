@@ -90,6 +90,69 @@ def test_aiops_session_gets_rule_and_aiops_layers(project):
     assert session.evaluation_state == "DONE"
 
 
+def test_layers_that_no_longer_apply_are_removed_with_their_mirrors(project):
+    # An AIOps report with structured claims gets the verifier layer too ...
+    with_claims = aiops_payload(executorOutput=chat_payload()["executorOutput"])
+    session = ingest(project, with_claims)
+    session_evaluate(session_pk=session.pk)
+    session.refresh_from_db()
+    assert {RULE_LAYER, VERIFIER_LAYER, AIOPS_LAYER} <= set(session.self_evaluation)
+    assert session.verifier_verdict != "" and session.groundedness_score is not None
+    first_rows = list(ClaimCheck.objects.filter(session=session).values_list("round", "claim_id", "verdict"))
+    assert first_rows and {row[0] for row in first_rows} == {1}
+
+    # ... re-posted without executor output it no longer qualifies: the stale layer goes.
+    without = copy.deepcopy(with_claims)
+    del without["executorOutput"]
+    ingest(project, without)
+    session_evaluate(session_pk=session.pk)
+    session.refresh_from_db()
+    assert set(session.self_evaluation) == {RULE_LAYER, AIOPS_LAYER}
+    assert (session.verifier_verdict, session.groundedness_score) == ("", None)
+    assert {name: getattr(session, name) for name in mirrored_columns({})} == mirrored_columns(session.self_evaluation)
+    # The claim checks of round 1 are history and stay.
+    assert list(ClaimCheck.objects.filter(session=session).values_list("round", "claim_id", "verdict")) == first_rows
+
+    # Claims posted again later start a new round after the stored ones, never over them.
+    ingest(project, with_claims)
+    session_evaluate(session_pk=session.pk)
+    session.refresh_from_db()
+    assert session.self_evaluation[VERIFIER_LAYER]["round"] == 2
+    assert sorted({row[0] for row in ClaimCheck.objects.filter(session=session).values_list("round")}) == [1, 2]
+
+
+def test_mode_change_swaps_the_mode_layers(project):
+    session = ingest(project, aiops_payload(sessionId="s-mode"))
+    session_evaluate(session_pk=session.pk)
+    session.refresh_from_db()
+    assert AIOPS_LAYER in session.self_evaluation and session.aiops_verdict != ""
+
+    ingest(project, chat_payload(sessionId="s-mode"))
+    session_evaluate(session_pk=session.pk)
+
+    session.refresh_from_db()
+    assert set(session.self_evaluation) == {RULE_LAYER, VERIFIER_LAYER}
+    assert session.aiops_verdict == ""
+
+
+def test_failed_producer_keeps_an_applicable_layer_but_inapplicable_ones_go(project, monkeypatch):
+    session = ingest(project, aiops_payload(sessionId="s-mixed", executorOutput=chat_payload()["executorOutput"]))
+    session_evaluate(session_pk=session.pk)
+    before = DiagnosisSession.objects.get(pk=session.pk).self_evaluation[AIOPS_LAYER]
+
+    def broken(**kwargs):
+        raise RuntimeError("aiops producer down")
+
+    monkeypatch.setattr("diagnosis.services.producers.pipeline.aiops_rule_evaluation", broken)
+    without = aiops_payload(sessionId="s-mixed")
+    ingest(project, without)
+    assert session_evaluate(session_pk=session.pk) == "PARTIAL"
+
+    session.refresh_from_db()
+    assert session.self_evaluation[AIOPS_LAYER] == before  # applicable, producer failed: kept
+    assert VERIFIER_LAYER not in session.self_evaluation  # no longer applicable: removed
+
+
 def test_claim_checks_are_stored_with_their_checked_refs(project):
     session = ingest(project, sized_payload(invocations=3, claims=3))
 

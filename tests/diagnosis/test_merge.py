@@ -160,6 +160,52 @@ def test_unknown_layer_is_refused_and_nothing_is_written(project):
 
 
 @pytest.mark.django_db
+def test_none_removes_a_layer_and_clears_its_mirrored_columns(project):
+    session = make_session(
+        project,
+        self_evaluation={
+            RULE_LAYER: {"evidence_score": 65},
+            VERIFIER_LAYER: {"verdict": "REJECT", "groundedness_score": 0.2},
+            AIOPS_LAYER: {"verdict": "FAIL"},
+        },
+        evidence_score=65,
+        verifier_verdict="REJECT",
+        groundedness_score=0.2,
+        aiops_verdict="FAIL",
+    )
+
+    self_evaluation_merge(session_pk=session.pk, layers={VERIFIER_LAYER: None, AIOPS_LAYER: {"verdict": "PASS"}})
+
+    session.refresh_from_db()
+    assert session.self_evaluation == {RULE_LAYER: {"evidence_score": 65}, AIOPS_LAYER: {"verdict": "PASS"}}
+    assert (session.verifier_verdict, session.groundedness_score, session.aiops_verdict) == ("", None, "PASS")
+    assert_mirrors_in_sync(session)
+
+
+@pytest.mark.django_db
+def test_removing_an_absent_layer_or_a_legacy_one(project):
+    # The legacy root "verdict" belongs to the verifier layer: removing the layer removes it too.
+    session = make_session(project, self_evaluation={"evidence_score": 40, "verdict": "PASS"})
+
+    self_evaluation_merge(session_pk=session.pk, layers={VERIFIER_LAYER: None, AIOPS_LAYER: None})
+
+    session.refresh_from_db()
+    assert session.self_evaluation == {RULE_LAYER: {"evidence_score": 40, "source": "legacy"}}
+    assert_mirrors_in_sync(session)
+
+
+@pytest.mark.django_db
+def test_a_layer_that_is_neither_dict_nor_none_is_refused(project):
+    session = make_session(project, self_evaluation={RULE_LAYER: {"evidence_score": 30}}, evidence_score=30)
+
+    with pytest.raises(ValueError, match="must be dicts or None"):
+        self_evaluation_merge(session_pk=session.pk, layers={RULE_LAYER: None, VERIFIER_LAYER: "PASS"})
+
+    session.refresh_from_db()
+    assert session.self_evaluation == {RULE_LAYER: {"evidence_score": 30}}
+
+
+@pytest.mark.django_db
 def test_merge_writes_extra_fields_in_the_same_update(project, django_assert_num_queries):
     session = make_session(project)
     now = timezone.now()

@@ -6,6 +6,8 @@ Producers that apply:
   trace summary): mode "chat", or any session carrying executor output (AIOps reports with
   structured claims are judged claim by claim too);
 - AIOps rule evaluation: mode "aiops".
+Layers that no longer apply (a session re-posted in another mode, or without its executor
+output in AIOps mode) are listed in `PipelineResult.inapplicable_layers`, for removal.
 Each producer runs in its own try/except: one that raises leaves the others' layers, and its
 error is recorded under its name in `PipelineResult.errors` ("rule", "verifier", "aiops").
 
@@ -52,9 +54,23 @@ def evaluation_round(session: SessionData) -> int:
     return session.previous_round
 
 
+def applicable_layers(session: SessionData) -> tuple[str, ...]:
+    """The layers `session` qualifies for, per the module docstring (rule always)."""
+    layers = [RULE_LAYER]
+    if session.mode == "chat" or session.executor_output is not None:
+        layers.append(VERIFIER_LAYER)
+    if session.mode == "aiops":
+        layers.append(AIOPS_LAYER)
+    return tuple(layers)
+
+
 def evaluate(session: SessionData, *, judge: Judge | None = None) -> PipelineResult:
     """Run every applicable producer over `session`; see the module docstring."""
-    result = PipelineResult(round=evaluation_round(session))
+    applicable = applicable_layers(session)
+    result = PipelineResult(
+        round=evaluation_round(session),
+        inapplicable_layers=tuple(name for name in (RULE_LAYER, VERIFIER_LAYER, AIOPS_LAYER) if name not in applicable),
+    )
     try:
         result.layers[RULE_LAYER] = rule_evaluation(session=session)
     except Exception as exc:
@@ -62,7 +78,7 @@ def evaluate(session: SessionData, *, judge: Judge | None = None) -> PipelineRes
 
     outcomes: list[ClaimOutcome] = []
     parse_ok = True
-    if session.mode == "chat" or session.executor_output is not None:
+    if VERIFIER_LAYER in applicable:
         try:
             layer, outcomes, parse_ok = _verifier_chain(session, judge or judge_from_settings(), result.round)
             result.layers[VERIFIER_LAYER] = layer
@@ -71,7 +87,7 @@ def evaluate(session: SessionData, *, judge: Judge | None = None) -> PipelineRes
             outcomes = []
             _record(result, "verifier", exc)
 
-    if session.mode == "aiops":
+    if AIOPS_LAYER in applicable:
         try:
             result.layers[AIOPS_LAYER] = aiops_rule_evaluation(session=session)
         except Exception as exc:

@@ -78,3 +78,6 @@ class PipelineResult:
     round: int = 0
     # Producer name -> error message, for producers that raised; their layers are missing.
     errors: dict[str, str] = field(default_factory=dict)
+    # Layers the session no longer qualifies for (e.g. re-posted as AIOps without executor
+    # output): the orchestrator removes them from the stored container.
+    inapplicable_layers: tuple[str, ...] = ()

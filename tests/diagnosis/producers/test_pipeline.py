@@ -38,6 +38,30 @@ def test_aiops_session_with_claims_is_judged_claim_by_claim_too():
     assert set(result.layers) == {"rule_evaluation", "verifier_evaluation", "aiops_rule_evaluation"}
 
 
+@pytest.mark.parametrize(
+    ("mode", "with_output", "inapplicable"),
+    [
+        ("chat", True, ("aiops_rule_evaluation",)),
+        ("chat", False, ("aiops_rule_evaluation",)),  # chat always gets a verifier (LOW_CONFID)
+        ("aiops", True, ()),
+        ("aiops", False, ("verifier_evaluation",)),
+    ],
+)
+def test_layers_the_session_does_not_qualify_for_are_listed(mode, with_output, inapplicable):
+    result = evaluate(
+        session(
+            invocations=[retrieval("inv-1", KB)],
+            executor_output=executor(GOOD) if with_output else None,
+            mode=mode,
+            alert=ALERT if mode == "aiops" else None,
+        )
+    )
+
+    assert result.inapplicable_layers == inapplicable
+    assert not set(result.layers) & set(inapplicable)
+    assert set(result.layers) | set(inapplicable) == {"rule_evaluation", "verifier_evaluation", "aiops_rule_evaluation"}
+
+
 def test_claim_service_falls_back_to_the_alert_service():
     other = claim("c1", "数据库连接池耗尽", ("inv-1#1", "连接池耗尽"))
     result = evaluate(
