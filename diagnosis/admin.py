@@ -476,7 +476,7 @@ class DiagnosisSessionAdmin(admin.ModelAdmin):
             if session.feedback == "not_useful":
                 why.append(gettext("not useful"))
             if session.verifier_verdict in (VerifierVerdict.REJECT, VerifierVerdict.LOW_CONFID):
-                why.append(session.verifier_verdict)
+                why.append(gettext("verdict %(verdict)s") % {"verdict": session.get_verifier_verdict_display()})
             if session.evaluation_state in (EvaluationState.PARTIAL, EvaluationState.FAILED):
                 why.append(gettext("evaluation %(state)s") % {"state": session.get_evaluation_state_display().lower()})
             reasons.append(
