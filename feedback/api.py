@@ -9,7 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from diagnosis.models import ProjectAPIKey
+from diagnosis.models import Feedback, ProjectAPIKey
 from feedback.authentication import CanSubmitFeedback, FeedbackTokenAuthentication
 from feedback.models import FeedbackClient
 from feedback.selectors import feedback_session_get
@@ -20,7 +20,7 @@ from feedback.serializers import (
     FeedbackTokenInputSerializer,
     FeedbackTokenSerializer,
 )
-from feedback.services import feedback_submit
+from feedback.services import feedback_submit, feedback_submit_useful_known_case
 from feedback.tokens import FeedbackGrant, feedback_token_issue
 from selfeval_site.api.authentication import AccessScope, ProjectAPIKeyAuthentication
 from selfeval_site.api.errors import api_exception_handler
@@ -96,6 +96,17 @@ class FeedbackView(APIView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         auth = request.auth
+        if isinstance(auth, ProjectAPIKey) and data["feedback"] == Feedback.USEFUL:
+            # The steady state (the case exists): one statement instead of a read and a transaction.
+            case_id = feedback_submit_useful_known_case(
+                project_id=auth.project_id,
+                session_id=data["sessionId"],
+                api_key=auth,
+                comment=data["comment"],
+                reviewer=data["reviewer"],
+            )
+            if case_id is not None:
+                return Response({"success": True, "message": RECORDED_MESSAGE, "caseId": str(case_id)})
         if isinstance(auth, FeedbackGrant):
             if data["sessionId"] != auth.session_id:
                 raise exceptions.PermissionDenied("This feedback token is bound to another session.")

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 from uuid import UUID
 
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.db import transaction
+from django.db import connection, transaction
 
 from cases.models import BadCase, BadCaseSource, Case
 from cases.services import bad_case_open_for_session, case_create_from_session
@@ -89,3 +89,57 @@ def _end_user_vote_replace(*, session: DiagnosisSession, end_user_id: str, value
     if vote.value != value:
         EndUserVote.objects.filter(pk=vote.pk).update(value=value)
     return vote.value
+
+
+# One statement, so it is atomic without BEGIN / COMMIT: find the session and its case, update
+# the session's feedback (taking its row lock, as feedback_submit does first) and insert the
+# event. Rows only come back when the session exists in the project AND already has its case;
+# otherwise nothing is written and the caller takes feedback_submit. created_at is read from the
+# clock when the row is inserted, after the UPDATE holds the lock (a timestamp taken in Python
+# before the statement could order the event before a vote that took the lock earlier), the same
+# moment feedback_submit's auto_now_add takes it.
+_SESSIONS, _CASES, _EVENTS = DiagnosisSession._meta.db_table, Case._meta.db_table, FeedbackEvent._meta.db_table
+_USEFUL_KNOWN_CASE_SQL = f"""
+WITH target AS (
+    SELECT s.id AS session_pk, c.id AS case_id
+    FROM {_SESSIONS} s JOIN {_CASES} c ON c.session_id = s.id
+    WHERE s.project_id = %s AND s.session_id = %s
+), updated AS (
+    UPDATE {_SESSIONS} s SET feedback = %s FROM target WHERE s.id = target.session_pk
+    RETURNING s.id AS session_pk, target.case_id
+), event AS (
+    INSERT INTO {_EVENTS}
+        (session_id, value, comment, reviewer, client, api_key_id, user_id, end_user_id, created_at)
+    SELECT session_pk, %s, %s, %s, %s, %s, NULL, '', clock_timestamp() FROM updated
+)
+SELECT case_id FROM updated
+"""  # noqa: S608 (table names from model metadata; every value is a parameter)
+
+
+def feedback_submit_useful_known_case(
+    *, project_id: int, session_id: str, api_key: ProjectAPIKey, comment: str = "", reviewer: str = ""
+) -> UUID | None:
+    """`useful` from a project API key for a session that already has its case, in one statement.
+
+    The steady state of the feedback endpoint (PostgreSQL only: data-modifying CTEs). Same effect
+    as feedback_submit for that case: one FeedbackEvent, `session.feedback` set in the same
+    atomic statement under the session's row lock, nothing else of the session touched, and the
+    existing case's id returned. Returns None, having written nothing, when the fast path does not
+    apply (another database, unknown session, or no case yet): call feedback_submit then.
+    """
+    if connection.vendor != "postgresql":
+        return None
+    params = [
+        project_id,
+        session_id,
+        Feedback.USEFUL,
+        Feedback.USEFUL,
+        comment,
+        reviewer,
+        FeedbackClient.API_KEY,
+        api_key.pk,
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(_USEFUL_KNOWN_CASE_SQL, params)
+        row = cursor.fetchone()
+    return row[0] if row is not None else None
