@@ -174,3 +174,17 @@ def test_token_vote_query_count_with_existing_case(api, session, django_assert_n
 def test_token_endpoint_key_cannot_reach_another_project_through_the_project_parameter(other_api, session):
     response = post_json(other_api, token_url() + "?project=acme-chat", {"endUserId": "u", "project": "acme-chat"})
     assert response.status_code == 404
+
+
+def test_token_votes_on_its_own_projects_session_when_another_project_shares_the_session_id(
+    other_api, other_project, session
+):
+    theirs = make_session(other_project)  # same sessionId as `session`, other project
+    token = issue(other_api)
+
+    assert vote(browser(token), "not_useful").status_code == 200
+
+    theirs.refresh_from_db()
+    session.refresh_from_db()
+    assert (theirs.feedback, session.feedback) == ("not_useful", "")
+    assert not BadCase.objects.filter(session=session).exists()
