@@ -4,7 +4,8 @@ The database task backend retries nothing by itself and leaves a task RUNNING fo
 worker is killed; an in-process evaluation dies with its process. The sweep finds what fell
 through: evaluation tasks stuck RUNNING (reclaimed: marked failed, one failed attempt counted,
 the session retried), sessions PENDING for too long with no task queued for them, and evaluated
-sessions whose layers are missing or older than the session (`evaluated_at < updated_at`).
+sessions whose layers are missing, left over from a mode they no longer have, or older than
+the session (`evaluated_at < updated_at`).
 FAILED sessions are left alone: they used up their attempts and wait for `reevaluate`.
 """
 
@@ -19,7 +20,7 @@ from django_tasks_db.models import DBTaskResult
 
 from diagnosis.models import DiagnosisSession, EvaluationState, SessionMode
 from diagnosis.services.evaluation import session_evaluation_record_failure, session_evaluation_request
-from diagnosis.services.merge import AIOPS_LAYER, RULE_LAYER
+from diagnosis.services.merge import AIOPS_LAYER, RULE_LAYER, VERIFIER_LAYER
 
 
 @dataclass(frozen=True)
@@ -116,9 +117,18 @@ def _forgotten_pending(requested_before: datetime, limit: int, exclude: set[int]
 
 
 def _stale_or_incomplete(limit: int) -> list[int]:
-    """Evaluated sessions changed since (outside ingestion) or, when DONE, lacking a layer that applies."""
-    missing_layer = ~Q(self_evaluation__has_key=RULE_LAYER) | (
-        Q(mode=SessionMode.AIOPS) & ~Q(self_evaluation__has_key=AIOPS_LAYER)
+    """Evaluated sessions changed since (outside ingestion) or, when DONE, whose layers are not
+    exactly the ones that apply (pipeline.applicable_layers): one missing, or one left over."""
+    verifier_applies = Q(mode=SessionMode.CHAT) | Q(executor_output__isnull=False)
+    aiops_applies = Q(mode=SessionMode.AIOPS)
+    has_verifier = Q(self_evaluation__has_key=VERIFIER_LAYER)
+    has_aiops = Q(self_evaluation__has_key=AIOPS_LAYER)
+    missing_layer = (
+        ~Q(self_evaluation__has_key=RULE_LAYER)
+        | (verifier_applies & ~has_verifier)
+        | (aiops_applies & ~has_aiops)
+        | (~verifier_applies & has_verifier)
+        | (~aiops_applies & has_aiops)
     )
     return list(
         DiagnosisSession.objects.filter(

@@ -175,6 +175,55 @@ def test_done_session_missing_a_layer_is_evaluated_again(project, django_capture
     assert "aiops_rule_evaluation" in session.self_evaluation
 
 
+@pytest.mark.parametrize(
+    ("payload", "layer"),
+    [
+        (chat_payload(sessionId="s-chat"), "verifier_evaluation"),
+        (chat_payload(sessionId="s-chat"), "rule_evaluation"),
+        # An AIOps report with structured claims qualifies for the verifier layer too.
+        (aiops_payload(sessionId="s-claims", executorOutput=chat_payload()["executorOutput"]), "verifier_evaluation"),
+    ],
+)
+def test_done_session_missing_any_applicable_layer_is_evaluated_again(
+    project, django_capture_on_commit_callbacks, payload, layer
+):
+    session = ingest(project, payload)
+    session_evaluate(session_pk=session.pk)
+    session.refresh_from_db()
+    layers = dict(session.self_evaluation)
+    del layers[layer]
+    age(session, self_evaluation=layers)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert sweep() == SweepResult(stale_requeued=1)
+
+    session.refresh_from_db()
+    assert layer in session.self_evaluation
+
+
+@pytest.mark.parametrize(
+    ("payload", "leftover"),
+    [
+        (chat_payload(sessionId="s-chat"), "aiops_rule_evaluation"),
+        (aiops_payload(sessionId="s-plain"), "verifier_evaluation"),  # no executor output
+    ],
+)
+def test_done_session_with_a_layer_that_no_longer_applies_is_evaluated_again(
+    project, django_capture_on_commit_callbacks, payload, leftover
+):
+    session = ingest(project, payload)
+    session_evaluate(session_pk=session.pk)
+    session.refresh_from_db()
+    age(session, self_evaluation={**session.self_evaluation, leftover: {"verdict": "FAIL"}})
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert sweep() == SweepResult(stale_requeued=1)
+
+    session.refresh_from_db()
+    assert leftover not in session.self_evaluation
+    assert sweep() == SweepResult()
+
+
 def test_evaluated_and_failed_sessions_are_left_alone(done_session, project):
     failed = ingest(project, chat_payload(sessionId="s-failed"))
     age(failed, evaluation_state="FAILED", evaluation_requested_at=timezone.now() - timedelta(days=1))
