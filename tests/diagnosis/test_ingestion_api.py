@@ -315,3 +315,39 @@ def test_unsupported_methods_are_405_and_change_nothing(api, method, path):
     assert response.status_code == 405
     assert response.json()["error"]["code"] == "method_not_allowed"
     assert DiagnosisSession.objects.get().answer == chat_payload()["answer"]
+
+
+def test_list_filters_on_the_evaluation_columns(api, staff_api, other_api):
+    for sid in ("pass", "reject", "aiops-fail", "pending"):
+        post(api, chat_payload(sessionId=sid, createdAt=f"2026-11-{10 + len(sid)}T08:00:00Z"))
+    post(other_api, chat_payload(sessionId="elsewhere"))
+    sessions = DiagnosisSession.objects
+    sessions.filter(session_id="pass").update(
+        verifier_verdict="PASS", evidence_score=65, evaluation_state="DONE", failure_attribution="NONE"
+    )
+    sessions.filter(session_id="reject").update(
+        verifier_verdict="REJECT", evidence_score=20, evaluation_state="DONE", failure_attribution="CITATION_FAILURE"
+    )
+    sessions.filter(session_id="aiops-fail").update(aiops_verdict="FAIL", evidence_score=0, evaluation_state="FAILED")
+
+    def ids(client, query):
+        response = client.get(URL + query)
+        assert response.status_code == 200, response.content
+        return {row["sessionId"] for row in response.json()["results"]}
+
+    assert ids(api, "?verifierVerdict=REJECT") == {"reject"}
+    assert ids(api, "?aiopsVerdict=FAIL") == {"aiops-fail"}
+    assert ids(api, "?evidenceScoreMin=20") == {"pass", "reject"}
+    assert ids(api, "?evidenceScoreMax=20") == {"reject", "aiops-fail"}
+    assert ids(api, "?evidenceScoreMin=10&evidenceScoreMax=30") == {"reject"}
+    assert ids(api, "?evaluationState=FAILED") == {"aiops-fail"}
+    assert ids(api, "?evaluationState=PENDING") == {"pending"}
+    assert ids(api, "?failureAttribution=CITATION_FAILURE") == {"reject"}
+    # createdAt days: pass 14, reject 16, aiops-fail 20, pending 17
+    assert ids(api, "?createdBefore=2026-11-17T00:00:00Z") == {"pass", "reject"}
+    assert ids(api, "?createdAfter=2026-11-16T00:00:00Z&createdBefore=2026-11-18T00:00:00Z") == {"reject", "pending"}
+    assert ids(staff_api, "?project=acme-aiops") == {"elsewhere"}
+    for bad in ("?verifierVerdict=MAYBE", "?aiopsVerdict=OK", "?evaluationState=x", "?createdBefore=yesterday"):
+        response = api.get(URL + bad)
+        assert response.status_code == 400, bad
+        assert response.json()["error"]["fields"], bad
