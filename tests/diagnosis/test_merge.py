@@ -260,3 +260,85 @@ def test_concurrent_merges_of_different_layers_never_lose_one(project):
     assert session.self_evaluation == {layer: build(rounds) for layer, build in producers.items()}
     assert_mirrors_in_sync(session)
     assert (session.evidence_score, session.verifier_verdict, session.aiops_verdict) == (rounds, "PASS", "PASS")
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_real_producers_merging_concurrently_keep_every_layer(project):
+    from diagnosis.models import EvidenceRef, ToolInvocation
+    from diagnosis.services.evaluation_data import session_data_from_models
+    from diagnosis.services.producers.aiops import aiops_rule_evaluation
+    from diagnosis.services.producers.pipeline import evaluate
+    from diagnosis.services.producers.rules import rule_evaluation
+    from tests.diagnosis.test_evaluation import ingest
+    from tests.factories import aiops_payload
+
+    # An AIOps report with structured claims qualifies for all three layers.
+    stored = ingest(project, aiops_payload(executorOutput=chat_payload()["executorOutput"]))
+    data = session_data_from_models(
+        session=DiagnosisSession.objects.get(pk=stored.pk),
+        invocations=list(ToolInvocation.objects.filter(session=stored)),
+        refs=list(EvidenceRef.objects.filter(session=stored)),
+    )
+    producers = {
+        RULE_LAYER: lambda: rule_evaluation(session=data),
+        VERIFIER_LAYER: lambda: evaluate(data).layers[VERIFIER_LAYER],
+        AIOPS_LAYER: lambda: aiops_rule_evaluation(session=data),
+    }
+    expected = {layer: produce() for layer, produce in producers.items()}
+    barrier = threading.Barrier(len(producers))
+    errors: list[BaseException] = []
+
+    def run(layer, produce):
+        try:
+            for _ in range(5):
+                layer_value = produce()  # each producer computes its own layer, then merges only it
+                barrier.wait(timeout=10)
+                self_evaluation_merge(session_pk=stored.pk, layers={layer: layer_value})
+        except BaseException as exc:  # surfaced below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=item) for item in producers.items()]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+
+    assert not errors, errors
+    stored.refresh_from_db()
+    assert json.loads(json.dumps(stored.self_evaluation)) == json.loads(json.dumps(expected))
+    assert_mirrors_in_sync(stored)
+    assert stored.verifier_verdict and stored.aiops_verdict and stored.evidence_score is not None
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_concurrent_removal_loses_no_other_layer(project):
+    session = make_session(project, self_evaluation={VERIFIER_LAYER: {"verdict": "PASS"}})
+    barrier = threading.Barrier(2)
+    errors: list[BaseException] = []
+
+    def run(layers):
+        try:
+            barrier.wait(timeout=10)
+            self_evaluation_merge(session_pk=session.pk, layers=layers)
+        except BaseException as exc:  # surfaced below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [
+        threading.Thread(target=run, args=({VERIFIER_LAYER: None},)),
+        threading.Thread(target=run, args=({AIOPS_LAYER: {"verdict": "WARN", "checks": []}},)),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+
+    assert not errors, errors
+    session.refresh_from_db()
+    assert session.self_evaluation == {AIOPS_LAYER: {"verdict": "WARN", "checks": []}}
+    assert (session.verifier_verdict, session.aiops_verdict) == ("", "WARN")
