@@ -1,5 +1,8 @@
 import json
+import os
 import shutil
+import subprocess
+import sys
 from io import StringIO
 from pathlib import Path
 
@@ -171,3 +174,39 @@ def test_summary_counts_accuracy_per_expected_label():
     assert summary["claims"]["CONTRADICTED"] == {"total": 1, "correct": 0, "accuracy": 0.0}
     assert summary["claims"]["all"]["accuracy"] == round(2 / 3, 4)
     assert summary["verdicts"]["PASS"] == {"total": 2, "correct": 1, "accuracy": 0.5}
+
+
+def _manage_run_eval(*args: str) -> subprocess.CompletedProcess:
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "selfeval_site.settings.test"}
+    return subprocess.run(  # noqa: S603 (our own manage.py, fixed arguments)
+        [sys.executable, str(root / "manage.py"), "run_eval", *args],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_manage_py_run_eval_exits_0_against_the_committed_baseline():
+    """The exact command CI and the issue name: its exit status, not only call_command's."""
+    done = _manage_run_eval("--baseline", str(BASELINE))
+
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "no regression against the baseline" in done.stdout
+
+
+def test_manage_py_run_eval_exits_non_zero_on_a_regression(fixture_copy):
+    baseline = json.loads((fixture_copy / "baseline.json").read_text(encoding="utf-8"))
+    passing = next(name for name, case in sorted(baseline["cases"].items()) if case["passed"])
+    path = next(p for p in fixture_copy.glob("*.json") if p.stem.endswith(passing))
+    fixture = json.loads(path.read_text(encoding="utf-8"))
+    fixture["expected"]["verdict"] = {"PASS": "REJECT"}.get(fixture["expected"]["verdict"], "PASS")
+    path.write_text(json.dumps(fixture, ensure_ascii=False), encoding="utf-8")
+
+    done = _manage_run_eval("--fixtures", str(fixture_copy), "--baseline", str(fixture_copy / "baseline.json"))
+
+    assert done.returncode != 0
+    assert "regressed against the baseline" in done.stderr and passing in done.stderr
