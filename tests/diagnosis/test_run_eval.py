@@ -176,9 +176,15 @@ def test_summary_counts_accuracy_per_expected_label():
     assert summary["verdicts"]["PASS"] == {"total": 2, "correct": 1, "accuracy": 0.5}
 
 
-def _manage_run_eval(*args: str) -> subprocess.CompletedProcess:
+def _manage_run_eval(*args: str, tmp_path: Path) -> subprocess.CompletedProcess:
     root = Path(__file__).resolve().parents[2]
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "selfeval_site.settings.test"}
+    # The harness judges fixtures without a database, but Django may still connect (checks):
+    # a private SQLite file, never the DATABASE_URL the test run was given (not its test database).
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "selfeval_site.settings.test",
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'run_eval.sqlite3'}",
+    }
     return subprocess.run(  # noqa: S603 (our own manage.py, fixed arguments)
         [sys.executable, str(root / "manage.py"), "run_eval", *args],
         cwd=root,
@@ -190,15 +196,15 @@ def _manage_run_eval(*args: str) -> subprocess.CompletedProcess:
     )
 
 
-def test_manage_py_run_eval_exits_0_against_the_committed_baseline():
+def test_manage_py_run_eval_exits_0_against_the_committed_baseline(tmp_path):
     """The exact command CI and the issue name: its exit status, not only call_command's."""
-    done = _manage_run_eval("--baseline", str(BASELINE))
+    done = _manage_run_eval("--baseline", str(BASELINE), tmp_path=tmp_path)
 
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "no regression against the baseline" in done.stdout
 
 
-def test_manage_py_run_eval_exits_non_zero_on_a_regression(fixture_copy):
+def test_manage_py_run_eval_exits_non_zero_on_a_regression(fixture_copy, tmp_path):
     baseline = json.loads((fixture_copy / "baseline.json").read_text(encoding="utf-8"))
     passing = next(name for name, case in sorted(baseline["cases"].items()) if case["passed"])
     path = next(p for p in fixture_copy.glob("*.json") if p.stem.endswith(passing))
@@ -206,7 +212,9 @@ def test_manage_py_run_eval_exits_non_zero_on_a_regression(fixture_copy):
     fixture["expected"]["verdict"] = {"PASS": "REJECT"}.get(fixture["expected"]["verdict"], "PASS")
     path.write_text(json.dumps(fixture, ensure_ascii=False), encoding="utf-8")
 
-    done = _manage_run_eval("--fixtures", str(fixture_copy), "--baseline", str(fixture_copy / "baseline.json"))
+    done = _manage_run_eval(
+        "--fixtures", str(fixture_copy), "--baseline", str(fixture_copy / "baseline.json"), tmp_path=tmp_path
+    )
 
     assert done.returncode != 0
     assert "regressed against the baseline" in done.stderr and passing in done.stderr
