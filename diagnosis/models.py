@@ -197,12 +197,19 @@ class DiagnosisSession(models.Model):
             models.Index(fields=["alert_service", "-created_at"], name="session_alertsvc_created"),
             models.Index(fields=["language", "-created_at"], name="session_language_created"),
             models.Index(fields=["needs_review", "created_at"], name="session_triage_queue"),
-            # The dashboard counts a date range by day, verdict, feedback, score and review state:
-            # with these columns in the index (PostgreSQL INCLUDE) that is an index-only scan, not a
-            # heap read of every session in the range. SQLite ignores INCLUDE (a plain index).
+            # The dashboard and the calibration panel count a date range by day, verdict, feedback,
+            # score and review state: with these columns in the index (PostgreSQL INCLUDE) that is an
+            # index-only scan, not a heap read of every session in the range. SQLite ignores INCLUDE.
             models.Index(
                 fields=["created_at"],
-                include=["verifier_verdict", "feedback", "evidence_score", "needs_review", "reviewed_at"],
+                include=[
+                    "verifier_verdict",
+                    "feedback",
+                    "evidence_score",
+                    "needs_review",
+                    "reviewed_at",
+                    "review_judgement",
+                ],
                 name="session_created_dashboard",
             ),
         ]

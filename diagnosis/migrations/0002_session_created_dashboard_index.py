@@ -12,6 +12,6 @@ class Migration(migrations.Migration):
     operations = [
         migrations.AddIndex(
             model_name='diagnosissession',
-            index=models.Index(fields=['created_at'], include=('verifier_verdict', 'feedback', 'evidence_score', 'needs_review', 'reviewed_at'), name='session_created_dashboard'),
+            index=models.Index(fields=['created_at'], include=('verifier_verdict', 'feedback', 'evidence_score', 'needs_review', 'reviewed_at', 'review_judgement'), name='session_created_dashboard'),
         ),
     ]
