@@ -15,57 +15,9 @@ from cases import services as case_services
 from cases.models import BadCase, BadCaseStatus, Case, CaseRevision
 from diagnosis.admin import HEAVY_SESSION_FIELDS, verdict_badge
 from diagnosis.models import DiagnosisSession
-from selfeval_site.admin_labels import labels_install
 from selfeval_site.admin_paging import CappedCountPaginator
 
 BOTH_LOCATIONS = [ActionLocation.CHANGE_LIST, ActionLocation.CHANGE_FORM]
-
-
-labels_install(
-    Case,
-    {
-        "project": _("project"),
-        "session": _("session"),
-        "source_type": _("source type"),
-        "fault_category": _("fault category"),
-        "title": _("title"),
-        "query": _("query"),
-        "root_cause": _("root cause"),
-        "solution": _("solution"),
-        "error_code": _("error code"),
-        "service": _("service"),
-        "created_by": _("created by"),
-        "status": _("status"),
-        "reviewed_by": _("reviewed by"),
-        "reviewed_at": _("reviewed at"),
-        "review_note": _("review note"),
-        "created_at": _("created at"),
-        "updated_at": _("updated at"),
-    },
-)
-labels_install(
-    CaseRevision,
-    {"editor": _("editor"), "action": _("action"), "changes": _("changes"), "created_at": _("created at")},
-    verbose_name=_("revision"),
-    verbose_name_plural=_("revisions"),
-)
-labels_install(
-    BadCase,
-    {
-        "session": _("session"),
-        "project": _("project"),
-        "source": _("source"),
-        "status": _("status"),
-        "category": _("category"),
-        "assignee": _("assignee"),
-        "notes": _("notes"),
-        "verifier_verdict": _("verifier verdict"),
-        "feedback_count": _("feedback count"),
-        "created_at": _("created at"),
-        "updated_at": _("updated at"),
-        "closed_at": _("closed at"),
-    },
-)
 
 
 class FirstValuesFilter(admin.AllValuesFieldListFilter):

@@ -41,30 +41,46 @@ class Case(models.Model):
     """A case-library entry (the seed's case_library); `id` is the public caseId."""
 
     id = models.UUIDField(_("case id"), primary_key=True, default=uuid.uuid4, editable=False)
-    project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="cases")
+    project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="cases", verbose_name=_("project"))
     session = models.ForeignKey(
-        DiagnosisSession, on_delete=models.SET_NULL, null=True, blank=True, related_name="cases"
+        DiagnosisSession,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="cases",
+        verbose_name=_("session"),
     )
     diagnosis_id = models.CharField(
         _("diagnosis id"), max_length=128, blank=True, help_text=_("the session's sessionId")
     )
-    source_type = models.CharField(max_length=8, choices=CaseSourceType.choices, default=CaseSourceType.AUTO)
-    fault_category = models.CharField(max_length=16, choices=FaultCategory.choices, default=FaultCategory.GENERAL)
-    title = models.CharField(max_length=100)
-    query = models.TextField(blank=True)
-    root_cause = models.TextField(blank=True)
-    solution = models.TextField(blank=True)
-    error_code = models.CharField(max_length=100, blank=True)
-    service = models.CharField(max_length=200, blank=True)
-    created_by = models.CharField(max_length=150, default="system")
-    status = models.CharField(max_length=16, choices=CaseStatus.choices, default=CaseStatus.PENDING)
-    reviewed_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    source_type = models.CharField(
+        max_length=8, choices=CaseSourceType.choices, default=CaseSourceType.AUTO, verbose_name=_("source type")
     )
-    reviewed_at = models.DateTimeField(null=True, blank=True)
-    review_note = models.TextField(blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    fault_category = models.CharField(
+        max_length=16, choices=FaultCategory.choices, default=FaultCategory.GENERAL, verbose_name=_("fault category")
+    )
+    title = models.CharField(max_length=100, verbose_name=_("title"))
+    query = models.TextField(blank=True, verbose_name=_("query"))
+    root_cause = models.TextField(blank=True, verbose_name=_("root cause"))
+    solution = models.TextField(blank=True, verbose_name=_("solution"))
+    error_code = models.CharField(max_length=100, blank=True, verbose_name=_("error code"))
+    service = models.CharField(max_length=200, blank=True, verbose_name=_("service"))
+    created_by = models.CharField(max_length=150, default="system", verbose_name=_("created by"))
+    status = models.CharField(
+        max_length=16, choices=CaseStatus.choices, default=CaseStatus.PENDING, verbose_name=_("status")
+    )
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("reviewed by"),
+    )
+    reviewed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("reviewed at"))
+    review_note = models.TextField(blank=True, verbose_name=_("review note"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
         ordering = ["-created_at"]
@@ -99,13 +115,20 @@ class CaseRevision(models.Model):
 
     case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="revisions")
     editor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("editor"),
     )
-    action = models.CharField(max_length=16)  # create, edit, approve, reject
-    changes = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    action = models.CharField(max_length=16, verbose_name=_("action"))  # create, edit, approve, reject
+    changes = models.JSONField(default=dict, blank=True, verbose_name=_("changes"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("revision")
+        verbose_name_plural = _("revisions")
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["case", "-created_at"], name="caserev_case_created")]
 
@@ -140,20 +163,31 @@ class BadCaseSource(models.TextChoices):
 class BadCase(models.Model):
     """A session that needs fixing. Never written back into prompts automatically."""
 
-    session = models.ForeignKey(DiagnosisSession, on_delete=models.CASCADE, related_name="bad_cases")
-    project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="bad_cases")
-    source = models.CharField(max_length=16, choices=BadCaseSource.choices)
-    status = models.CharField(max_length=16, choices=BadCaseStatus.choices, default=BadCaseStatus.OPEN)
-    category = models.CharField(max_length=32, choices=BadCaseCategory.choices, blank=True)
-    assignee = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="assigned_bad_cases"
+    session = models.ForeignKey(
+        DiagnosisSession, on_delete=models.CASCADE, related_name="bad_cases", verbose_name=_("session")
     )
-    notes = models.TextField(blank=True)
-    verifier_verdict = models.CharField(max_length=16, blank=True, help_text=_("verifier verdict when opened"))
-    feedback_count = models.PositiveIntegerField(default=0)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-    closed_at = models.DateTimeField(null=True, blank=True)
+    project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="bad_cases", verbose_name=_("project"))
+    source = models.CharField(max_length=16, choices=BadCaseSource.choices, verbose_name=_("source"))
+    status = models.CharField(
+        max_length=16, choices=BadCaseStatus.choices, default=BadCaseStatus.OPEN, verbose_name=_("status")
+    )
+    category = models.CharField(max_length=32, choices=BadCaseCategory.choices, blank=True, verbose_name=_("category"))
+    assignee = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="assigned_bad_cases",
+        verbose_name=_("assignee"),
+    )
+    notes = models.TextField(blank=True, verbose_name=_("notes"))
+    verifier_verdict = models.CharField(
+        max_length=16, blank=True, help_text=_("verifier verdict when opened"), verbose_name=_("verifier verdict")
+    )
+    feedback_count = models.PositiveIntegerField(default=0, verbose_name=_("feedback count"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
+    closed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("closed at"))
 
     class Meta:
         ordering = ["-created_at"]

@@ -34,7 +34,6 @@ from diagnosis.models import (
 from diagnosis.services import evaluation
 from diagnosis.services.reviews import session_mark_reviewed
 from feedback.models import FeedbackEvent
-from selfeval_site.admin_labels import labels_install
 from selfeval_site.admin_paging import CappedCountPaginator, capped_count
 
 # Columns the lists never show; leaving them out keeps a page of sessions a few kilobytes.
@@ -46,67 +45,6 @@ def verdict_badge(value: str, label: str) -> str:
     if not value:
         return format_html('<span class="se-badge se-badge-none">{}</span>', "—")
     return format_html('<span class="se-badge se-badge-{}">{}</span>', value.lower(), label)
-
-
-labels_install(Project, {"slug": _("slug"), "name": _("name"), "created_at": _("created at")})
-labels_install(
-    DiagnosisSession,
-    {
-        "project": _("project"),
-        "mode": _("mode"),
-        "language": _("language"),
-        "query": _("query"),
-        "answer": _("answer"),
-        "status": _("status"),
-        "alert_name": _("alert name"),
-        "alert_service": _("alert service"),
-        "finished_at": _("finished at"),
-        "feedback": _("feedback"),
-        "evidence_score": _("evidence score"),
-        "verifier_verdict": _("verifier verdict"),
-        "groundedness_score": _("groundedness"),
-        "aiops_verdict": _("AIOps verdict"),
-        "failure_attribution": _("failure attribution"),
-        "evaluation_state": _("evaluation state"),
-        "evaluated_at": _("evaluated at"),
-        "reviewed_at": _("reviewed at"),
-        "review_judgement": _("review judgement"),
-        "needs_review": _("needs review"),
-    },
-)
-labels_install(
-    SessionReview,
-    {
-        "session": _("session"),
-        "reviewer": _("reviewer"),
-        "judgement": _("judgement"),
-        "verifier_was_right": _("verifier was right"),
-        "verifier_verdict": _("verifier verdict"),
-        "notes": _("notes"),
-        "created_at": _("created at"),
-    },
-    verbose_name=_("session review"),
-    verbose_name_plural=_("session reviews"),
-)
-labels_install(
-    ClaimCheck,
-    {
-        "session": _("session"),
-        "round": _("round"),
-        "claim_id": _("claim id"),
-        "text": _("claim"),
-        "critical": _("critical"),
-        "verdict": _("verdict"),
-        "judge": _("judge"),
-        "rationale": _("rationale"),
-        "facts": _("facts checked"),
-        "bindings": _("evidence bindings"),
-        "service": _("service"),
-        "created_at": _("created at"),
-    },
-    verbose_name=_("claim check"),
-    verbose_name_plural=_("claim checks"),
-)
 
 
 @admin.register(Project)

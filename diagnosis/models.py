@@ -16,9 +16,9 @@ NO_EVIDENCE_REF = "$.no_evidence"
 
 
 class Project(models.Model):
-    slug = models.SlugField(max_length=64, unique=True)
-    name = models.CharField(max_length=200)
-    created_at = models.DateTimeField(auto_now_add=True)
+    slug = models.SlugField(max_length=64, unique=True, verbose_name=_("slug"))
+    name = models.CharField(max_length=200, verbose_name=_("name"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
         ordering = ["slug"]
@@ -101,41 +101,56 @@ class DiagnosisSessionQuerySet(models.QuerySet):
 class DiagnosisSession(models.Model):
     # DO_NOTHING leaves the database's own foreign key to refuse deleting a project that has
     # sessions, and lets the session's children cascade in the database (DB_CASCADE).
-    project = models.ForeignKey(Project, on_delete=models.DO_NOTHING, related_name="sessions")
+    project = models.ForeignKey(
+        Project, on_delete=models.DO_NOTHING, related_name="sessions", verbose_name=_("project")
+    )
     session_id = models.CharField(_("session id"), max_length=128)
-    mode = models.CharField(max_length=8, choices=SessionMode.choices)
-    language = models.CharField(max_length=8, default="en", help_text=_("zh or en, detected from the query"))
-    query = models.TextField()
-    answer = models.TextField(blank=True)
-    status = models.CharField(max_length=16, choices=SessionStatus.choices)
+    mode = models.CharField(max_length=8, choices=SessionMode.choices, verbose_name=_("mode"))
+    language = models.CharField(
+        max_length=8, default="en", help_text=_("zh or en, detected from the query"), verbose_name=_("language")
+    )
+    query = models.TextField(verbose_name=_("query"))
+    answer = models.TextField(blank=True, verbose_name=_("answer"))
+    status = models.CharField(max_length=16, choices=SessionStatus.choices, verbose_name=_("status"))
     alert = models.JSONField(null=True, blank=True)
-    alert_name = models.CharField(max_length=200, blank=True)
-    alert_service = models.CharField(max_length=200, blank=True)
+    alert_name = models.CharField(max_length=200, blank=True, verbose_name=_("alert name"))
+    alert_service = models.CharField(max_length=200, blank=True, verbose_name=_("alert service"))
     active_alerts = models.JSONField(default=list, blank=True)
     executor_output = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(_("created at"), db_index=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True, verbose_name=_("finished at"))
     ingested_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     # Fingerprint of the evidence refs (their SHA-256s); a new fingerprint starts a new verifier round.
     evidence_fingerprint = models.CharField(max_length=64, blank=True)
 
-    feedback = models.CharField(max_length=16, choices=Feedback.choices, blank=True)
+    feedback = models.CharField(max_length=16, choices=Feedback.choices, blank=True, verbose_name=_("feedback"))
 
     self_evaluation = models.JSONField(default=dict, blank=True)
-    evidence_score = models.SmallIntegerField(null=True, blank=True)
-    verifier_verdict = models.CharField(max_length=16, choices=VerifierVerdict.choices, blank=True)
-    groundedness_score = models.FloatField(null=True, blank=True)
-    aiops_verdict = models.CharField(max_length=8, choices=AiOpsVerdict.choices, blank=True)
-    failure_attribution = models.CharField(max_length=32, choices=FailureAttribution.choices, blank=True)
-    evaluation_state = models.CharField(max_length=8, choices=EvaluationState.choices, default=EvaluationState.PENDING)
+    evidence_score = models.SmallIntegerField(null=True, blank=True, verbose_name=_("evidence score"))
+    verifier_verdict = models.CharField(
+        max_length=16, choices=VerifierVerdict.choices, blank=True, verbose_name=_("verifier verdict")
+    )
+    groundedness_score = models.FloatField(null=True, blank=True, verbose_name=_("groundedness"))
+    aiops_verdict = models.CharField(
+        max_length=8, choices=AiOpsVerdict.choices, blank=True, verbose_name=_("AIOps verdict")
+    )
+    failure_attribution = models.CharField(
+        max_length=32, choices=FailureAttribution.choices, blank=True, verbose_name=_("failure attribution")
+    )
+    evaluation_state = models.CharField(
+        max_length=8,
+        choices=EvaluationState.choices,
+        default=EvaluationState.PENDING,
+        verbose_name=_("evaluation state"),
+    )
     evaluation_attempts = models.PositiveSmallIntegerField(default=0)
     evaluation_error = models.TextField(blank=True)
     evaluation_requested_at = models.DateTimeField(null=True, blank=True)
-    evaluated_at = models.DateTimeField(null=True, blank=True)
+    evaluated_at = models.DateTimeField(null=True, blank=True, verbose_name=_("evaluated at"))
 
-    reviewed_at = models.DateTimeField(null=True, blank=True)
-    review_judgement = models.CharField(max_length=16, blank=True)
+    reviewed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("reviewed at"))
+    review_judgement = models.CharField(max_length=16, blank=True, verbose_name=_("review judgement"))
     # Derived by the database, so no code path can forget to keep the triage queue in sync.
     needs_review = models.GeneratedField(
         expression=models.Case(
@@ -152,6 +167,7 @@ class DiagnosisSession(models.Model):
         ),
         output_field=models.BooleanField(),
         db_persist=True,
+        verbose_name=_("needs review"),
     )
 
     objects = DiagnosisSessionQuerySet.as_manager()
@@ -311,21 +327,32 @@ class ClaimVerdict(models.TextChoices):
 class ClaimCheck(models.Model):
     """One claim's verdict in one verifier round, queryable without opening the JSON."""
 
-    session = models.ForeignKey(DiagnosisSession, on_delete=models.DB_CASCADE, related_name="claim_checks")
-    round = models.PositiveIntegerField()
-    claim_id = models.CharField(max_length=128)
-    text = models.TextField()
-    critical = models.BooleanField(default=False)
-    verdict = models.CharField(max_length=16, choices=ClaimVerdict.choices)
-    judge = models.CharField(max_length=64)
-    rationale = models.TextField(blank=True)
-    facts = models.JSONField(default=list, blank=True)
-    bindings = models.JSONField(default=list, blank=True, help_text=_("gatekeeper status per evidence binding"))
-    service = models.CharField(max_length=200, blank=True, help_text=_("service the claim is about"))
+    session = models.ForeignKey(
+        DiagnosisSession, on_delete=models.DB_CASCADE, related_name="claim_checks", verbose_name=_("session")
+    )
+    round = models.PositiveIntegerField(verbose_name=_("round"))
+    claim_id = models.CharField(max_length=128, verbose_name=_("claim id"))
+    text = models.TextField(verbose_name=_("claim"))
+    critical = models.BooleanField(default=False, verbose_name=_("critical"))
+    verdict = models.CharField(max_length=16, choices=ClaimVerdict.choices, verbose_name=_("verdict"))
+    judge = models.CharField(max_length=64, verbose_name=_("judge"))
+    rationale = models.TextField(blank=True, verbose_name=_("rationale"))
+    facts = models.JSONField(default=list, blank=True, verbose_name=_("facts checked"))
+    bindings = models.JSONField(
+        default=list,
+        blank=True,
+        help_text=_("gatekeeper status per evidence binding"),
+        verbose_name=_("evidence bindings"),
+    )
+    service = models.CharField(
+        max_length=200, blank=True, help_text=_("service the claim is about"), verbose_name=_("service")
+    )
     checked_refs = models.ManyToManyField(EvidenceRef, through="ClaimCheckRef", blank=True, related_name="claim_checks")
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("claim check")
+        verbose_name_plural = _("claim checks")
         ordering = ["session", "round", "id"]
         constraints = [
             models.UniqueConstraint(fields=["session", "round", "claim_id"], name="claim_check_unique"),
@@ -364,15 +391,23 @@ class ReviewJudgement(models.TextChoices):
 class SessionReview(models.Model):
     """A reviewer's own judgement of the answer and of the verifier's verdict."""
 
-    session = models.ForeignKey(DiagnosisSession, on_delete=models.CASCADE, related_name="reviews")
-    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    judgement = models.CharField(max_length=16, choices=ReviewJudgement.choices)
-    verifier_was_right = models.BooleanField(null=True, blank=True)
-    verifier_verdict = models.CharField(max_length=16, blank=True, help_text=_("verdict at review time"))
-    notes = models.TextField(blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    session = models.ForeignKey(
+        DiagnosisSession, on_delete=models.CASCADE, related_name="reviews", verbose_name=_("session")
+    )
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("reviewer")
+    )
+    judgement = models.CharField(max_length=16, choices=ReviewJudgement.choices, verbose_name=_("judgement"))
+    verifier_was_right = models.BooleanField(null=True, blank=True, verbose_name=_("verifier was right"))
+    verifier_verdict = models.CharField(
+        max_length=16, blank=True, help_text=_("verdict at review time"), verbose_name=_("verifier verdict")
+    )
+    notes = models.TextField(blank=True, verbose_name=_("notes"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("session review")
+        verbose_name_plural = _("session reviews")
         ordering = ["-created_at"]
         constraints = [
             models.CheckConstraint(condition=Q(judgement__in=ReviewJudgement.values), name="review_judgement_valid"),

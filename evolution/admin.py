@@ -14,13 +14,7 @@ from django.utils.translation import gettext_lazy as _
 
 from evolution.models import THRESHOLD_SPECS, ThresholdChange, VerificationLog, VerificationThresholds
 from evolution.services.thresholds import get_thresholds, update_thresholds
-from selfeval_site.admin_labels import labels_install
 from selfeval_site.admin_paging import CappedCountPaginator
-
-labels_install(VerificationThresholds, {"updated_by": _("updated by")})
-labels_install(ThresholdChange, {"thresholds": _("thresholds"), "changed_by": _("changed by")})
-labels_install(VerificationLog, {"project": _("project"), "requested_by": _("requested by")})
-
 
 DIMENSIONS = (
     ("basic", _("Basic metrics")),

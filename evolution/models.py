@@ -83,7 +83,12 @@ class VerificationThresholds(models.Model):
     )
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
     updated_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("updated by"),
     )
 
     class Meta:
@@ -102,10 +107,17 @@ class ThresholdChange(models.Model):
     """One call of `update_thresholds` that changed something: who, when, from where, and each
     field's old and new value (`{"min_length": {"old": 500, "new": 800}}`)."""
 
-    thresholds = models.ForeignKey(VerificationThresholds, on_delete=models.CASCADE, related_name="changes")
+    thresholds = models.ForeignKey(
+        VerificationThresholds, on_delete=models.CASCADE, related_name="changes", verbose_name=_("thresholds")
+    )
     changed_at = models.DateTimeField(_("changed at"), auto_now_add=True, db_index=True)
     changed_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("changed by"),
     )
     source = models.CharField(_("source"), max_length=16)
     changes = models.JSONField(_("changes"))
@@ -143,9 +155,21 @@ class VerificationLog(models.Model):
 
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
     source = models.CharField(_("source"), max_length=16, choices=VerificationSource.choices)
-    project = models.ForeignKey("diagnosis.Project", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    project = models.ForeignKey(
+        "diagnosis.Project",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("project"),
+    )
     requested_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("requested by"),
     )
     query = models.TextField(_("query"))
     old_response = models.TextField(_("old response"), blank=True)

@@ -7,23 +7,7 @@ from django.utils.translation import gettext_lazy as _
 
 from diagnosis.admin import HEAVY_SESSION_FIELDS
 from feedback.models import FeedbackEvent
-from selfeval_site.admin_labels import labels_install
 from selfeval_site.admin_paging import CappedCountPaginator
-
-labels_install(
-    FeedbackEvent,
-    {
-        "session": _("session"),
-        "value": _("feedback"),
-        "comment": _("comment"),
-        "reviewer": _("reviewer"),
-        "client": _("client"),
-        "api_key": _("API key"),
-        "user": _("user"),
-        "end_user_id": _("end user id"),
-        "created_at": _("created at"),
-    },
-)
 
 
 @admin.register(FeedbackEvent)

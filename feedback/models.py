@@ -15,17 +15,28 @@ class FeedbackClient(models.TextChoices):
 
 
 class FeedbackEvent(models.Model):
-    session = models.ForeignKey(DiagnosisSession, on_delete=models.CASCADE, related_name="feedback_events")
-    value = models.CharField(max_length=16, choices=Feedback.choices)
-    comment = models.TextField(blank=True)
-    reviewer = models.CharField(max_length=150, blank=True, help_text=_("who the client says gave the feedback"))
-    client = models.CharField(max_length=16, choices=FeedbackClient.choices)
-    api_key = models.ForeignKey(ProjectAPIKey, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    session = models.ForeignKey(
+        DiagnosisSession, on_delete=models.CASCADE, related_name="feedback_events", verbose_name=_("session")
     )
-    end_user_id = models.CharField(max_length=128, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    value = models.CharField(max_length=16, choices=Feedback.choices, verbose_name=_("feedback"))
+    comment = models.TextField(blank=True, verbose_name=_("comment"))
+    reviewer = models.CharField(
+        max_length=150, blank=True, help_text=_("who the client says gave the feedback"), verbose_name=_("reviewer")
+    )
+    client = models.CharField(max_length=16, choices=FeedbackClient.choices, verbose_name=_("client"))
+    api_key = models.ForeignKey(
+        ProjectAPIKey, on_delete=models.SET_NULL, null=True, blank=True, related_name="+", verbose_name=_("API key")
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("user"),
+    )
+    end_user_id = models.CharField(max_length=128, blank=True, verbose_name=_("end user id"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
         ordering = ["-created_at", "-id"]
