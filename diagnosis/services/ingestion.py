@@ -49,15 +49,7 @@ def session_upsert(*, project: Project, data: dict[str, Any]) -> IngestResult:
     count is constant: children are deleted by database cascades and inserted in bulk.
     Evaluation is enqueued after commit.
     """
-    fields = _session_fields(data)
-    ref_rows = [
-        ref
-        for inv in data["toolInvocations"]
-        if inv.get("retrievalDetails")
-        for ref in inv["retrievalDetails"]["evidenceRefs"]
-    ]
-    ref_hashes = [sha256_text(ref["content"]) for ref in ref_rows]
-    fields["evidence_fingerprint"] = evidence_fingerprint(ref_hashes)
+    fields, ref_hashes = session_columns(data)
 
     for attempt in range(2):
         try:
@@ -94,7 +86,15 @@ def _lock_or_create(project: Project, session_id: str, fields: dict[str, Any]) -
     return session, True
 
 
-def _session_fields(data: dict[str, Any]) -> dict[str, Any]:
+def session_columns(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The session's own columns for a validated payload (all but project and sessionId), and
+    the SHA-256 of each evidence ref in payload order. The bulk demo loader stores the same."""
+    ref_hashes = [
+        sha256_text(ref["content"])
+        for inv in data["toolInvocations"]
+        if inv.get("retrievalDetails")
+        for ref in inv["retrievalDetails"]["evidenceRefs"]
+    ]
     alert = data.get("alert")
     fields: dict[str, Any] = {
         "mode": data["mode"],
@@ -113,11 +113,12 @@ def _session_fields(data: dict[str, Any]) -> dict[str, Any]:
         "evaluation_attempts": 0,
         "evaluation_error": "",
         "evaluation_requested_at": timezone.now(),
+        "evidence_fingerprint": evidence_fingerprint(ref_hashes),
     }
     legacy = data.get("selfEvaluation")
     if legacy is not None:
         fields.update(self_evaluation_import_legacy(legacy=legacy))
-    return fields
+    return fields, ref_hashes
 
 
 def _insert_children(session: DiagnosisSession, data: dict[str, Any], ref_hashes: list[str]) -> None:

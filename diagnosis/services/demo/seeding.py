@@ -17,7 +17,6 @@ from django.db import connection, transaction
 from diagnosis.models import (
     DiagnosisSession,
     DiagnosisStep,
-    EvaluationState,
     EvidenceRef,
     Project,
     ToolInvocation,
@@ -26,8 +25,7 @@ from diagnosis.serializers import SessionIngestSerializer
 from diagnosis.services.demo.generator import DemoSession, demo_session_build
 from diagnosis.services.demo.mirrored import plausible_evaluation
 from diagnosis.services.demo.writers import as_aware, row_writer
-from diagnosis.services.ingestion import detect_language, evidence_fingerprint, sha256_text
-from diagnosis.services.merge import self_evaluation_import_legacy
+from diagnosis.services.ingestion import session_columns
 
 DEFAULT_PROJECTS = ("acme-chat", "acme-aiops")
 # From this many raw sessions on PostgreSQL, secondary indexes are dropped during the load and
@@ -203,15 +201,11 @@ def _insert(
     session_rows, hashes = [], []
     for demo in batch:
         payload = demo.payload
-        ref_hashes = [
-            sha256_text(ref["content"])
-            for inv in payload["toolInvocations"]
-            if inv["retrievalDetails"]
-            for ref in inv["retrievalDetails"]["evidenceRefs"]
-        ]
+        columns, ref_hashes = session_columns(
+            {**payload, "createdAt": as_aware(payload["createdAt"]), "finishedAt": as_aware(payload["finishedAt"])}
+        )
         hashes.append(ref_hashes)
-        row = _session_row(payload, project_id=projects[demo.project_slug].pk, now=now)
-        row["evidence_fingerprint"] = evidence_fingerprint(ref_hashes)
+        row = {"project_id": projects[demo.project_slug].pk, "session_id": payload["sessionId"], **columns}
         if mirrored:
             row.update(plausible_evaluation(demo, now=now))
         session_rows.append(row)
@@ -269,28 +263,3 @@ def _insert(
             ref_rows.append(ref)
     writer.insert(EvidenceRef, ref_rows)
     return session_pks
-
-
-def _session_row(payload: dict[str, Any], *, project_id: int, now: datetime) -> dict[str, Any]:
-    alert = payload.get("alert")
-    row: dict[str, Any] = {
-        "project_id": project_id,
-        "session_id": payload["sessionId"],
-        "mode": payload["mode"],
-        "language": detect_language(payload["query"]),
-        "query": payload["query"],
-        "answer": payload["answer"],
-        "status": payload["status"],
-        "alert": alert,
-        "alert_name": (alert or {}).get("name", ""),
-        "alert_service": (alert or {}).get("service", ""),
-        "active_alerts": payload["activeAlerts"],
-        "executor_output": payload["executorOutput"],
-        "created_at": as_aware(payload["createdAt"]),
-        "finished_at": as_aware(payload["finishedAt"]),
-        "evaluation_state": EvaluationState.PENDING,
-        "evaluation_requested_at": now,
-    }
-    if payload.get("selfEvaluation") is not None:
-        row.update(self_evaluation_import_legacy(legacy=payload["selfEvaluation"]))
-    return row
