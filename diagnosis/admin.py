@@ -34,6 +34,7 @@ from diagnosis.models import (
 from diagnosis.services import evaluation
 from diagnosis.services.reviews import session_mark_reviewed
 from feedback.models import FeedbackEvent
+from selfeval_site.admin_mixins import ReadOnlyAdminMixin, session_inspector_link
 from selfeval_site.admin_paging import CappedCountPaginator, capped_count
 
 # Columns the lists never show; leaving them out keeps a page of sessions a few kilobytes.
@@ -125,7 +126,7 @@ class LanguageFilter(FixedChoicesFilter):
 
 
 @admin.register(DiagnosisSession)
-class DiagnosisSessionAdmin(admin.ModelAdmin):
+class DiagnosisSessionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = [
         "session_id",
         "project",
@@ -163,16 +164,6 @@ class DiagnosisSessionAdmin(admin.ModelAdmin):
     actions = ["rerun_evaluation", "open_bad_cases"]
     inspector_template = "admin/diagnosis/diagnosissession/inspector.html"
     triage_template = "admin/diagnosis/diagnosissession/triage.html"
-
-    # Sessions come from the agent: nobody adds, edits or deletes one here.
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
     def has_reevaluate_permission(self, request) -> bool:
         return request.user.has_perm("diagnosis.reevaluate_session")
@@ -501,7 +492,7 @@ class DiagnosisSessionAdmin(admin.ModelAdmin):
 
 
 @admin.register(SessionReview)
-class SessionReviewAdmin(admin.ModelAdmin):
+class SessionReviewAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = ["session", "judgement", "verifier_was_right", "verifier_verdict", "reviewer", "created_at"]
     list_filter = ["judgement", "verifier_was_right", "verifier_verdict"]
     list_select_related = ["session", "reviewer"]
@@ -510,18 +501,9 @@ class SessionReviewAdmin(admin.ModelAdmin):
     show_facets = admin.ShowFacets.NEVER
     paginator = CappedCountPaginator
 
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
 
 @admin.register(ClaimCheck)
-class ClaimCheckAdmin(admin.ModelAdmin):
+class ClaimCheckAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     """Claims across sessions, e.g. every CONTRADICTED claim about one service."""
 
     list_display = ["claim_id", "session_link", "verdict", "critical", "service", "judge", "round", "created_at"]
@@ -547,17 +529,7 @@ class ClaimCheckAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("session"), ordering="session")
     def session_link(self, obj):
-        url = reverse("admin:diagnosis_diagnosissession_change", args=[obj.session_id])
-        return format_html('<a href="{}">{}</a>', url, obj.session.session_id)
+        return session_inspector_link(obj.session)
 
     def get_queryset(self, request):
         return super().get_queryset(request).defer(*(f"session__{name}" for name in HEAVY_SESSION_FIELDS))
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False

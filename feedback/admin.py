@@ -1,17 +1,16 @@
 """Every feedback submission, read-only: the history behind DiagnosisSession.feedback."""
 
 from django.contrib import admin
-from django.urls import reverse
-from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from diagnosis.admin import HEAVY_SESSION_FIELDS
 from feedback.models import FeedbackEvent
+from selfeval_site.admin_mixins import ReadOnlyAdminMixin, session_inspector_link
 from selfeval_site.admin_paging import CappedCountPaginator
 
 
 @admin.register(FeedbackEvent)
-class FeedbackEventAdmin(admin.ModelAdmin):
+class FeedbackEventAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = ["created_at", "session_display", "value", "comment", "client", "reviewer", "end_user_id"]
     list_filter = ["value", "client"]
     list_select_related = ["session"]
@@ -24,17 +23,7 @@ class FeedbackEventAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("session"), ordering="session__session_id")
     def session_display(self, obj):
-        url = reverse("admin:diagnosis_diagnosissession_change", args=[obj.session_id])
-        return format_html('<a href="{}">{}</a>', url, obj.session.session_id)
+        return session_inspector_link(obj.session)
 
     def get_queryset(self, request):
         return super().get_queryset(request).defer(*(f"session__{name}" for name in HEAVY_SESSION_FIELDS))
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
