@@ -214,6 +214,7 @@ _NOT_COUNTED = frozenset(
 _MEASURES = frozenset({"count", "total", "number", "次数", "数", "数量", "个数", "总数", "计数"})
 
 
+_HAS_ZERO = re.compile(r"(?<![\d.,:])0(?:\.0+)?(?![\d.,:]\d|\d)|zero|零", re.IGNORECASE)
 _ZERO_PHRASE = re.compile(r"[,，;；。!?！？、\n]|\.(?=\s|$)")
 
 
@@ -227,6 +228,8 @@ def _unlinked(token: str) -> str:
 def zeroed_terms(text: str) -> set[str]:
     """Activity words the text gives a zero quantity (metric names split on `_` and `-`)."""
     zeroed: set[str] = set()
+    if not _HAS_ZERO.search(text or ""):
+        return zeroed  # most evidence has no zero at all: skip the second tokenisation
     # Any comma ends the phrase here: in "重启次数为0,内存使用率40%" the zero is not about memory.
     for clause in _ZERO_PHRASE.split(text or ""):
         toks = [_unlinked(t) for t in tokens(clause)]
