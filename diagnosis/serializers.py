@@ -205,26 +205,26 @@ class ToolInvocationSerializer(serializers.Serializer):
         }
 
 
-class SessionDetailSerializer(SessionSummarySerializer):
-    """`GET /api/sessions/<sessionId>`: the session as stored, with its self_evaluation."""
+class SessionContentSerializer(SessionSummarySerializer):
+    """The summary plus what the agent reported: answer, alerts, structured executor output."""
 
     answer = serializers.CharField()
     alert = serializers.JSONField()
     activeAlerts = serializers.JSONField(source="active_alerts")
     executorOutput = serializers.JSONField(source="executor_output")
+
+    class Meta(SessionSummarySerializer.Meta):
+        fields = [*SessionSummarySerializer.Meta.fields, "answer", "alert", "activeAlerts", "executorOutput"]
+        read_only_fields = fields
+
+
+class SessionDetailSerializer(SessionContentSerializer):
+    """`GET /api/sessions/<sessionId>`: the session as stored, with its self_evaluation."""
+
     selfEvaluation = serializers.JSONField(source="self_evaluation")
     steps = StepSerializer(many=True)
     toolInvocations = ToolInvocationSerializer(source="invocations", many=True)
 
-    class Meta(SessionSummarySerializer.Meta):
-        fields = [
-            *SessionSummarySerializer.Meta.fields,
-            "answer",
-            "alert",
-            "activeAlerts",
-            "executorOutput",
-            "selfEvaluation",
-            "steps",
-            "toolInvocations",
-        ]
+    class Meta(SessionContentSerializer.Meta):
+        fields = [*SessionContentSerializer.Meta.fields, "selfEvaluation", "steps", "toolInvocations"]
         read_only_fields = fields

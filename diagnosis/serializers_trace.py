@@ -13,28 +13,16 @@ from rest_framework import serializers
 
 from diagnosis.models import ClaimCheck
 from diagnosis.selectors_trace import Trace
-from diagnosis.serializers import SessionSummarySerializer, StepSerializer, ToolInvocationSerializer
+from diagnosis.serializers import SessionContentSerializer, StepSerializer, ToolInvocationSerializer
 from diagnosis.services.merge import AIOPS_LAYER, RULE_LAYER, VERIFIER_LAYER
 
 
-class TraceSessionSerializer(SessionSummarySerializer):
-    answer = serializers.CharField()
-    alert = serializers.JSONField()
-    activeAlerts = serializers.JSONField(source="active_alerts")
-    executorOutput = serializers.JSONField(source="executor_output")
+class TraceSessionSerializer(SessionContentSerializer):
     evaluatedAt = serializers.DateTimeField(source="evaluated_at")
     evaluationError = serializers.CharField(source="evaluation_error")
 
-    class Meta(SessionSummarySerializer.Meta):
-        fields = [
-            *SessionSummarySerializer.Meta.fields,
-            "answer",
-            "alert",
-            "activeAlerts",
-            "executorOutput",
-            "evaluatedAt",
-            "evaluationError",
-        ]
+    class Meta(SessionContentSerializer.Meta):
+        fields = [*SessionContentSerializer.Meta.fields, "evaluatedAt", "evaluationError"]
         read_only_fields = fields
 
 
