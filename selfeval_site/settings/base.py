@@ -222,6 +222,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = SELFEVAL_MAX_BODY_BYTES
 SELFEVAL_FEEDBACK_TOKEN_TTL = env_int("SELFEVAL_FEEDBACK_TOKEN_TTL", 15 * 60)
 # How many recent feedback events the trace API shows.
 SELFEVAL_TRACE_FEEDBACK_HISTORY = env_int("SELFEVAL_TRACE_FEEDBACK_HISTORY", 20)
+# The feedback endpoint's one-statement path runs as a prepared statement on PostgreSQL; turn this
+# off behind a transaction-mode pooler that cannot keep prepared statements (PgBouncer < 1.21).
+SELFEVAL_PREPARED_STATEMENTS = env_bool("SELFEVAL_PREPARED_STATEMENTS", True)
 
 # Evaluation tasks: a failing evaluation is retried this many times in all, waiting
 # BACKOFF, 2x BACKOFF, ... between attempts on the database worker, then marked FAILED.

@@ -26,9 +26,14 @@ def vote(client, session_id="s-20261129-0001", value="useful", **extra_body):
 
 
 @pytest.mark.postgres
-def test_repeated_useful_is_one_statement_with_the_same_outcome(api, project, django_assert_num_queries):
+@pytest.mark.parametrize("prepared", [True, False])
+def test_repeated_useful_is_one_statement_with_the_same_outcome(
+    api, project, settings, django_assert_num_queries, prepared
+):
+    settings.SELFEVAL_PREPARED_STATEMENTS = prepared
     session = make_session(project)
     case_id = vote(api).json()["caseId"]
+    vote(api)  # a second run of the prepared statement on this connection
     vote(api, value="not_useful")
 
     with django_assert_num_queries(2):  # the API key, then the one statement
@@ -41,7 +46,7 @@ def test_repeated_useful_is_one_statement_with_the_same_outcome(api, project, dj
     latest = FeedbackEvent.objects.filter(session=session).order_by("-created_at", "-id").first()
     assert (latest.value, latest.comment, latest.reviewer, latest.client) == ("useful", "准", "ops-li", "api_key")
     assert latest.api_key.project_id == project.pk and latest.user_id is None and latest.end_user_id == ""
-    assert FeedbackEvent.objects.filter(session=session).count() == 3
+    assert FeedbackEvent.objects.filter(session=session).count() == 4
     assert Case.objects.filter(session=session).count() == 1
 
 
