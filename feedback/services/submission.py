@@ -1,12 +1,8 @@
 """Recording user feedback (the seed's FeedbackService) and what each value sets in motion."""
 
-import time
 from dataclasses import dataclass
-from typing import Any
 from uuid import UUID
 
-import psycopg
-from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import connection, transaction
 
@@ -14,6 +10,7 @@ from cases.models import BadCase, BadCaseSource, Case
 from cases.services import bad_case_open_for_session, case_create_from_session
 from diagnosis.models import DiagnosisSession, Feedback, ProjectAPIKey
 from feedback.models import EndUserVote, FeedbackClient, FeedbackEvent
+from selfeval_site.db import fetchone_prepared
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,27 +140,5 @@ def feedback_submit_useful_known_case(
         FeedbackClient.API_KEY,
         api_key.pk,
     ]
-    row = _fetchone_prepared(_USEFUL_KNOWN_CASE_SQL, params)
+    row = fetchone_prepared(_USEFUL_KNOWN_CASE_SQL, params)
     return row[0] if row is not None else None
-
-
-def _fetchone_prepared(sql: str, params: list[Any]) -> tuple[Any, ...] | None:
-    """Run `sql` as a server-side prepared statement on Django's connection; its first row.
-
-    Planning this statement costs PostgreSQL more than running it, and Django sends every query
-    with client-side binding, never prepared (so that transaction-mode poolers keep working). This
-    statement alone is prepared, once per connection, unless SELFEVAL_PREPARED_STATEMENTS is off
-    (set it off behind a pooler that cannot keep prepared statements). Errors come out as
-    django.db errors and the query is logged like any other (query counts in tests see it).
-    """
-    with connection.cursor() as django_cursor:  # connects, health check, thread-sharing check
-        if not settings.SELFEVAL_PREPARED_STATEMENTS:
-            django_cursor.execute(sql, params)
-            return django_cursor.fetchone()
-        started = time.monotonic()
-        with connection.wrap_database_errors, psycopg.Cursor(django_cursor.cursor.connection) as cursor:
-            cursor.execute(sql, params, prepare=True)
-            row = cursor.fetchone()
-        if connection.queries_logged:
-            connection.queries_log.append({"sql": sql, "time": f"{time.monotonic() - started:.3f}"})
-        return row
