@@ -22,6 +22,7 @@ def fetchone_prepared(sql: str, params: list[Any]) -> tuple[Any, ...] | None:
         if not settings.SELFEVAL_PREPARED_STATEMENTS:
             django_cursor.execute(sql, params)
             return django_cursor.fetchone()
+        connection.validate_no_broken_transaction()  # what Django's cursor checks before each query
         started = time.monotonic()
         with connection.wrap_database_errors, psycopg.Cursor(django_cursor.cursor.connection) as cursor:
             cursor.execute(sql, params, prepare=True)

@@ -3,7 +3,8 @@
 from datetime import timedelta
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
+from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIRequestFactory
@@ -59,3 +60,13 @@ def test_revoked_or_expired_key_is_refused_on_the_next_request(project, change):
         authenticate(f"Api-Key {raw}")
 
     assert refused.value.status_code == 401
+
+
+@pytest.mark.postgres
+def test_prepared_lookup_refuses_to_run_in_a_broken_transaction(project):
+    raw = make_api_key(project)
+    with transaction.atomic():
+        transaction.set_rollback(True)  # as after an error inside the block
+
+        with pytest.raises(TransactionManagementError):
+            authenticate(f"Api-Key {raw}")
