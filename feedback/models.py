@@ -15,8 +15,15 @@ class FeedbackClient(models.TextChoices):
 
 
 class FeedbackEvent(models.Model):
+    # Events are written on the feedback hot path: no index beyond what reads need. The
+    # (session, created_at) index below serves the session lookups; events are never looked up
+    # by key (deleting a key, which sets its events' key to NULL, may scan).
     session = models.ForeignKey(
-        DiagnosisSession, on_delete=models.CASCADE, related_name="feedback_events", verbose_name=_("session")
+        DiagnosisSession,
+        on_delete=models.CASCADE,
+        related_name="feedback_events",
+        verbose_name=_("session"),
+        db_index=False,
     )
     value = models.CharField(max_length=16, choices=Feedback.choices, verbose_name=_("feedback"))
     comment = models.TextField(blank=True, verbose_name=_("comment"))
@@ -25,7 +32,13 @@ class FeedbackEvent(models.Model):
     )
     client = models.CharField(max_length=16, choices=FeedbackClient.choices, verbose_name=_("client"))
     api_key = models.ForeignKey(
-        ProjectAPIKey, on_delete=models.SET_NULL, null=True, blank=True, related_name="+", verbose_name=_("API key")
+        ProjectAPIKey,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("API key"),
+        db_index=False,
     )
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
