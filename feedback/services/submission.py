@@ -92,28 +92,32 @@ def _end_user_vote_replace(*, session: DiagnosisSession, end_user_id: str, value
     return vote.value
 
 
-# One statement, so it is atomic without BEGIN / COMMIT: find the session and its case, update
-# the session's feedback (taking its row lock, as feedback_submit does first) and insert the
-# event. Rows only come back when the session exists in the project AND already has its case;
+# One statement, so it is atomic without BEGIN / COMMIT: find the session and its case and take
+# the session's row lock (as feedback_submit's first UPDATE does), set the session's feedback
+# only when it changes, and insert the event. A repeated vote thus leaves the session row and
+# its many indexes alone while still queueing behind concurrent votes on the lock; after the
+# wait the UPDATE re-reads the newest row, so `feedback` always ends as the latest event's value.
+# Rows only come back when the session exists in the project AND already has its case;
 # otherwise nothing is written and the caller takes feedback_submit. created_at is read from the
-# clock when the row is inserted, after the UPDATE holds the lock (a timestamp taken in Python
-# before the statement could order the event before a vote that took the lock earlier), the same
-# moment feedback_submit's auto_now_add takes it.
+# clock when the row is inserted, after the lock is held (a timestamp taken in Python before the
+# statement could order the event before a vote that took the lock earlier), the same moment
+# feedback_submit's auto_now_add takes it.
 _SESSIONS, _CASES, _EVENTS = DiagnosisSession._meta.db_table, Case._meta.db_table, FeedbackEvent._meta.db_table
 _USEFUL_KNOWN_CASE_SQL = f"""
 WITH target AS (
     SELECT s.id AS session_pk, c.id AS case_id
     FROM {_SESSIONS} s JOIN {_CASES} c ON c.session_id = s.id
     WHERE s.project_id = %s AND s.session_id = %s
+    FOR UPDATE OF s
 ), updated AS (
-    UPDATE {_SESSIONS} s SET feedback = %s FROM target WHERE s.id = target.session_pk
-    RETURNING s.id AS session_pk, target.case_id
+    UPDATE {_SESSIONS} s SET feedback = %s FROM target
+    WHERE s.id = target.session_pk AND s.feedback IS DISTINCT FROM %s
 ), event AS (
     INSERT INTO {_EVENTS}
         (session_id, value, comment, reviewer, client, api_key_id, user_id, end_user_id, created_at)
-    SELECT session_pk, %s, %s, %s, %s, %s, NULL, '', clock_timestamp() FROM updated
+    SELECT session_pk, %s, %s, %s, %s, %s, NULL, '', clock_timestamp() FROM target
 )
-SELECT case_id FROM updated
+SELECT case_id FROM target
 """  # noqa: S608 (table names from model metadata; every value is a parameter)
 
 
@@ -133,6 +137,7 @@ def feedback_submit_useful_known_case(
     params = [
         project_id,
         session_id,
+        Feedback.USEFUL,
         Feedback.USEFUL,
         Feedback.USEFUL,
         comment,

@@ -51,6 +51,27 @@ def test_repeated_useful_is_one_statement_with_the_same_outcome(
 
 
 @pytest.mark.postgres
+def test_repeated_useful_leaves_the_session_row_unwritten(api, project):
+    session = make_session(project)
+    vote(api)  # first vote: creates the case and sets feedback
+
+    def row_version() -> str:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT xmin::text FROM diagnosis_diagnosissession WHERE id = %s", [session.pk])
+            return cursor.fetchone()[0]
+
+    before = row_version()
+    assert vote(api).status_code == 200
+    assert row_version() == before  # no new row version, so no index entries rewritten
+    assert FeedbackEvent.objects.filter(session=session).count() == 2
+
+    vote(api, value="not_useful")
+    assert vote(api).status_code == 200  # a changed value is written
+    session.refresh_from_db()
+    assert session.feedback == "useful"
+
+
+@pytest.mark.postgres
 def test_fast_path_writes_nothing_when_it_does_not_apply(project, other_project, api_key):
     key = ProjectAPIKey.objects.get(project=project)
     no_case = make_session(project)
