@@ -310,5 +310,11 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"jieba": {"level": "WARNING"}, "httpx": {"level": "WARNING"}},
+    # django.tasks logs every task start and finish at INFO: one evaluation per ingested session.
+    "loggers": {
+        "jieba": {"level": "WARNING"},
+        "httpx": {"level": "WARNING"},
+        "django.tasks": {"level": env_str("TASKS_LOG_LEVEL", "WARNING")},
+        "django_tasks_db": {"level": env_str("TASKS_LOG_LEVEL", "WARNING")},
+    },
 }
