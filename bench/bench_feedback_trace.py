@@ -23,6 +23,7 @@ import httpx  # noqa: E402
 import psycopg  # noqa: E402
 
 from bench.common import (  # noqa: E402
+    chat_session_payload,
     django_env,
     gunicorn_server,
     manage,
@@ -45,59 +46,12 @@ SERVER_ENV = {
 }
 
 
-def chat_session(session_id: str, invocations: int = 1) -> dict:
-    calls = [
-        {
-            "invocationId": f"inv-{i}",
-            "toolName": "lookup_knowledge",
-            "status": "SUCCESS",
-            "arguments": {"q": "order-service 5xx", "page": i},
-            "output": f"chunk {i}",
-            "latencyMs": 50 + i,
-            "retrievalDetails": {
-                "matchLevel": "L0",
-                "evidenceRefs": [
-                    {
-                        "refId": f"inv-{i}#1",
-                        "source": f"kb://runbooks/order-5xx-{i}.md",
-                        "content": "当 order-service 的数据库连接池耗尽时，请求排队超时并返回 HTTP 503。",
-                    }
-                ],
-            },
-        }
-        for i in range(1, invocations + 1)
-    ]
-    return {
-        "sessionId": session_id,
-        "mode": "chat",
-        "query": "订单服务 5xx 突增，原因是什么？",
-        "answer": "## 根因\norder-service 的数据库连接池耗尽。\n\n## 处理建议\n1. 扩大连接池",
-        "status": "SUCCEEDED",
-        "createdAt": "2026-11-29T08:00:00Z",
-        "finishedAt": "2026-11-29T08:00:09Z",
-        "steps": [{"index": 0, "name": "retrieve", "status": "SUCCEEDED", "detail": {}}],
-        "toolInvocations": calls,
-        "executorOutput": {
-            "version": "executor_evidence_v2",
-            "claims": [
-                {
-                    "claimId": "c1",
-                    "text": "order-service 的数据库连接池耗尽",
-                    "critical": True,
-                    "evidence": [{"refId": "inv-1#1", "excerpt": "连接池耗尽"}],
-                }
-            ],
-            "finalAnswer": "",
-        },
-    }
-
-
 def setup_sessions(base: str, headers: dict[str, str]) -> None:
     with httpx.Client(base_url=base, headers=headers, timeout=120) as client:
         for number in range(SESSIONS):
-            response = client.post("/api/sessions", json=chat_session(f"fb-{number}"))
+            response = client.post("/api/sessions", json=chat_session_payload(f"fb-{number}", 1))
             assert response.status_code == 201, response.text
-        response = client.post("/api/sessions", json=chat_session("big-500", BIG_INVOCATIONS))
+        response = client.post("/api/sessions", json=chat_session_payload("big-500", BIG_INVOCATIONS))
         assert response.status_code == 201, response.text
         for number in range(SESSIONS):  # first vote creates each case; measured votes reuse it
             response = client.post("/api/feedback", json={"sessionId": f"fb-{number}", "feedback": "useful"})

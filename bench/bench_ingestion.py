@@ -16,7 +16,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import django_env, gunicorn_server, manage, print_header, run_load, throwaway_database  # noqa: E402
+from bench.common import (  # noqa: E402
+    chat_session_payload,
+    django_env,
+    gunicorn_server,
+    manage,
+    print_header,
+    run_load,
+    throwaway_database,
+)
 
 DURATION = float(os.environ.get("BENCH_DURATION", "25"))
 CLIENTS = int(os.environ.get("BENCH_CLIENTS", "8"))
@@ -24,64 +32,9 @@ INVOCATIONS = 10
 SERVER_ENV = {"TASKS_BACKEND": "database", "THROTTLE_INGESTION": "100000000/min"}
 
 
-def session_payload(session_id: str, invocations: int) -> dict:
-    calls = [
-        {
-            "invocationId": f"inv-{i}",
-            "stepIndex": 1,
-            "toolName": "lookup_knowledge" if i % 2 else "query_logs",
-            "status": "SUCCESS",
-            "arguments": {"query": "order-service 5xx", "page": i},
-            "output": f"{i} chunk",
-            "error": None,
-            "latencyMs": 100 + i,
-            "retrievalDetails": {
-                "matchLevel": "L0" if i == 1 else "L1",
-                "evidenceRefs": [
-                    {
-                        "refId": f"inv-{i}#1",
-                        "source": f"kb://runbooks/order-5xx-{i}.md",
-                        "content": f"第 {i} 段：当 order-service 的数据库连接池耗尽时，请求排队超时并返回 HTTP 503。"
-                        "过去 10 分钟 59% 的请求等待连接超过 30 秒。",
-                    }
-                ],
-            },
-        }
-        for i in range(1, invocations + 1)
-    ]
-    return {
-        "sessionId": session_id,
-        "mode": "chat",
-        "query": "订单服务 5xx 突增，原因是什么？",
-        "answer": "## 根因\norder-service 的数据库连接池耗尽。\n\n## 处理建议\n1. 扩大连接池",
-        "status": "SUCCEEDED",
-        "createdAt": "2026-11-29T08:00:00Z",
-        "finishedAt": "2026-11-29T08:00:09Z",
-        "activeAlerts": [],
-        "steps": [
-            {"index": 0, "name": "plan", "status": "SUCCEEDED", "detail": {}},
-            {"index": 1, "name": "retrieve", "status": "SUCCEEDED", "detail": {}},
-        ],
-        "toolInvocations": calls,
-        "executorOutput": {
-            "version": "executor_evidence_v2",
-            "claims": [
-                {
-                    "claimId": f"c{n}",
-                    "text": "order-service 的数据库连接池耗尽",
-                    "critical": True,
-                    "evidence": [{"refId": f"inv-{n}#1", "excerpt": "连接池耗尽"}],
-                }
-                for n in range(1, min(3, invocations) + 1)
-            ],
-            "finalAnswer": "",
-        },
-    }
-
-
 def http_load(database: str) -> None:
     key = manage(database, "create_api_key", "--project", "bench", "bench-client").strip()
-    template = session_payload("x", INVOCATIONS)
+    template = chat_session_payload("x", INVOCATIONS)
     run_id = os.getpid()
 
     phase = ["warmup"]
@@ -132,7 +85,7 @@ def statement_counts(database: str) -> None:
     rows = []
     for invocations in (1, 10):
         for attempt in ("create", "replace"):
-            payload = session_payload(f"count-{invocations}", invocations)
+            payload = chat_session_payload(f"count-{invocations}", invocations)
             serializer = SessionIngestSerializer(data=payload)
             serializer.is_valid(raise_exception=True)
             statements.clear()

@@ -215,3 +215,60 @@ def print_header(title: str, **facts: Any) -> None:
     print(f"\n== {title} ==")
     for key, value in facts.items():
         print(f"   {key}: {value}")
+
+
+def chat_session_payload(session_id: str, invocations: int) -> dict:
+    """A chat session in the ingestion format: `invocations` retrieval calls of one ref each, up
+    to 3 claims citing them."""
+    calls = [
+        {
+            "invocationId": f"inv-{i}",
+            "stepIndex": 1,
+            "toolName": "lookup_knowledge" if i % 2 else "query_logs",
+            "status": "SUCCESS",
+            "arguments": {"query": "order-service 5xx", "page": i},
+            "output": f"{i} chunk",
+            "error": None,
+            "latencyMs": 100 + i,
+            "retrievalDetails": {
+                "matchLevel": "L0" if i == 1 else "L1",
+                "evidenceRefs": [
+                    {
+                        "refId": f"inv-{i}#1",
+                        "source": f"kb://runbooks/order-5xx-{i}.md",
+                        "content": f"第 {i} 段：当 order-service 的数据库连接池耗尽时，请求排队超时并返回 HTTP 503。"
+                        "过去 10 分钟 59% 的请求等待连接超过 30 秒。",
+                    }
+                ],
+            },
+        }
+        for i in range(1, invocations + 1)
+    ]
+    return {
+        "sessionId": session_id,
+        "mode": "chat",
+        "query": "订单服务 5xx 突增，原因是什么？",
+        "answer": "## 根因\norder-service 的数据库连接池耗尽。\n\n## 处理建议\n1. 扩大连接池",
+        "status": "SUCCEEDED",
+        "createdAt": "2026-11-29T08:00:00Z",
+        "finishedAt": "2026-11-29T08:00:09Z",
+        "activeAlerts": [],
+        "steps": [
+            {"index": 0, "name": "plan", "status": "SUCCEEDED", "detail": {}},
+            {"index": 1, "name": "retrieve", "status": "SUCCEEDED", "detail": {}},
+        ],
+        "toolInvocations": calls,
+        "executorOutput": {
+            "version": "executor_evidence_v2",
+            "claims": [
+                {
+                    "claimId": f"c{n}",
+                    "text": "order-service 的数据库连接池耗尽",
+                    "critical": True,
+                    "evidence": [{"refId": f"inv-{n}#1", "excerpt": "连接池耗尽"}],
+                }
+                for n in range(1, min(3, invocations) + 1)
+            ],
+            "finalAnswer": "",
+        },
+    }
