@@ -1,11 +1,8 @@
-"""ClientScopedRateThrottle: DRF's sliding log per client, stored compactly."""
-
-from array import array
+"""ClientScopedRateThrottle: a fixed-window counter per client and scope."""
 
 import pytest
 from django.core.cache import cache
 
-from diagnosis.models import ProjectAPIKey
 from selfeval_site.api.throttling import ClientScopedRateThrottle
 from tests.feedback.helpers import make_session, post_json
 
@@ -20,32 +17,51 @@ def three_per_minute(monkeypatch):
     cache.clear()
 
 
-def log_key(api_key):
-    return ClientScopedRateThrottle.cache_format % {"scope": "feedback", "ident": f"key:{api_key.pk}"}
+@pytest.fixture
+def clock(monkeypatch):
+    now = [600.0]  # the start of a one-minute window
+    monkeypatch.setattr(ClientScopedRateThrottle, "timer", lambda self: now[0])
+    return now
 
 
 def vote(client):
     return post_json(client, "/api/feedback", {"sessionId": "s-20261129-0001", "feedback": "useful"})
 
 
-def test_rate_is_enforced_per_client_and_the_log_is_an_array(api, other_api, project, other_project):
+def test_rate_is_enforced_per_client(api, other_api, project, other_project, clock):
     make_session(project)
     make_session(other_project)
 
     statuses = [vote(api).status_code for _ in range(4)]
 
     assert statuses == [200, 200, 200, 429]
-    assert vote(other_api).status_code == 200  # another key has its own log
-    logs = [cache.get(log_key(key)) for key in ProjectAPIKey.objects.all()]
-    assert [len(log) for log in logs] == [3, 1] or [len(log) for log in logs] == [1, 3]
-    assert all(isinstance(log, array) for log in logs)
+    assert vote(other_api).status_code == 200  # another key has its own counter
 
 
-def test_a_list_log_left_by_an_older_process_still_counts(api, project, api_key):
+def test_throttled_answer_says_when_to_retry(api, project, clock):
     make_session(project)
-    assert vote(api).status_code == 200
-    key = log_key(ProjectAPIKey.objects.get(project=project))
-    cache.set(key, list(cache.get(key)) * 2)  # two earlier requests, as DRF's list
+    for _ in range(3):
+        vote(api)
+    clock[0] += 20
 
-    assert vote(api).status_code == 200  # third request of the minute
+    response = vote(api)
+
+    assert response.status_code == 429
+    assert response["Retry-After"] == "40"  # the rest of the window
+
+
+def test_a_new_window_starts_a_new_count(api, project, clock):
+    make_session(project)
+    assert [vote(api).status_code for _ in range(4)] == [200, 200, 200, 429]
+    clock[0] += 60
+
+    assert vote(api).status_code == 200
+
+
+def test_an_expired_counter_is_started_again(api, project, clock):
+    make_session(project)
+    vote(api)
+    cache.clear()  # the cache dropped the counter (eviction or expiry)
+
+    assert [vote(api).status_code for _ in range(3)] == [200, 200, 200]
     assert vote(api).status_code == 429
