@@ -95,8 +95,10 @@ def _end_user_vote_replace(*, session: DiagnosisSession, end_user_id: str, value
 # One statement, so it is atomic without BEGIN / COMMIT: find the session and its case and take
 # the session's row lock (as feedback_submit's first UPDATE does), set the session's feedback
 # only when it changes, and insert the event. A repeated vote thus leaves the session row and
-# its many indexes alone while still queueing behind concurrent votes on the lock; after the
-# wait the UPDATE re-reads the newest row, so `feedback` always ends as the latest event's value.
+# its many indexes alone while still queueing behind concurrent votes on the lock.
+# The change test reads `target.feedback`, the row as locked (after waiting, FOR UPDATE returns
+# the newest version), never the statement's snapshot of the row, which may predate a vote
+# committed while this one waited: so `feedback` always ends as the latest event's value.
 # Rows only come back when the session exists in the project AND already has its case;
 # otherwise nothing is written and the caller takes feedback_submit. created_at is read from the
 # clock when the row is inserted, after the lock is held (a timestamp taken in Python before the
@@ -105,13 +107,13 @@ def _end_user_vote_replace(*, session: DiagnosisSession, end_user_id: str, value
 _SESSIONS, _CASES, _EVENTS = DiagnosisSession._meta.db_table, Case._meta.db_table, FeedbackEvent._meta.db_table
 _USEFUL_KNOWN_CASE_SQL = f"""
 WITH target AS (
-    SELECT s.id AS session_pk, c.id AS case_id
+    SELECT s.id AS session_pk, s.feedback, c.id AS case_id
     FROM {_SESSIONS} s JOIN {_CASES} c ON c.session_id = s.id
     WHERE s.project_id = %s AND s.session_id = %s
     FOR UPDATE OF s
 ), updated AS (
     UPDATE {_SESSIONS} s SET feedback = %s FROM target
-    WHERE s.id = target.session_pk AND s.feedback IS DISTINCT FROM %s
+    WHERE s.id = target.session_pk AND target.feedback IS DISTINCT FROM %s
 ), event AS (
     INSERT INTO {_EVENTS}
         (session_id, value, comment, reviewer, client, api_key_id, user_id, end_user_id, created_at)
