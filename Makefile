@@ -41,7 +41,6 @@ migrate: $(STAMP)
 	$(VPY) manage.py migrate --noinput
 
 demo: migrate
-	$(VPY) manage.py compilemessages --ignore '.venv' -v0 2>/dev/null || true
 	$(VPY) manage.py seed_demo --sessions $(DEMO_SESSIONS) --seed $(DEMO_SEED)
 	$(VPY) manage.py create_demo_users
 
