@@ -5,6 +5,7 @@ fails, times out or answers nonsense is reported with its error and never contri
 the caller decides what a missing answer means (it is never a pass).
 """
 
+import json
 import time
 from concurrent.futures import ALL_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 import httpx
 
 OURS = "ours"
+PROVIDER_GRACE_SECONDS = 0.25
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,9 @@ class CompetitorAnswer:
 
 def _ask(provider: Provider, query: str, timeout: float) -> CompetitorAnswer:
     started = time.perf_counter()
+    # httpx's timeout bounds each network wait, not the whole exchange: a provider trickling its
+    # body a byte at a time would never trip it. The deadline bounds the whole answer.
+    deadline = started + timeout
 
     def failed(error: str) -> CompetitorAnswer:
         return CompetitorAnswer(
@@ -48,16 +53,24 @@ def _ask(provider: Provider, query: str, timeout: float) -> CompetitorAnswer:
     headers = {"Authorization": f"Bearer {provider.api_key}"} if provider.api_key else {}
     body = {"model": provider.model, "messages": [{"role": "user", "content": query}], "temperature": 0}
     try:
-        with httpx.Client(timeout=timeout) as client:
-            response = client.post(f"{provider.base_url}/chat/completions", json=body, headers=headers)
+        url = f"{provider.base_url}/chat/completions"
+        with (
+            httpx.Client(timeout=timeout) as client,
+            client.stream("POST", url, json=body, headers=headers) as response,
+        ):
+            if response.status_code != 200:
+                return failed(f"HTTP {response.status_code}")
+            chunks = []
+            for chunk in response.iter_bytes():
+                chunks.append(chunk)
+                if time.perf_counter() > deadline:
+                    return failed(f"timeout after {timeout:g} s")
     except httpx.TimeoutException:
         return failed(f"timeout after {timeout:g} s")
     except httpx.HTTPError as exc:
         return failed(f"connection error: {type(exc).__name__}")
-    if response.status_code != 200:
-        return failed(f"HTTP {response.status_code}")
     try:
-        content = response.json()["choices"][0]["message"]["content"]
+        content = json.loads(b"".join(chunks))["choices"][0]["message"]["content"]
     except (ValueError, KeyError, IndexError, TypeError):
         return failed("invalid response: no choices[0].message.content")
     if not isinstance(content, str) or not content.strip():
@@ -76,13 +89,25 @@ def fetch_competitor_answers(
     pool = ThreadPoolExecutor(max_workers=len(providers), thread_name_prefix="evolution-competitor")
     try:
         futures = [pool.submit(_ask, provider, query, provider_timeout) for provider in providers]
-        wait(futures, timeout=overall_timeout, return_when=ALL_COMPLETED)
+        # Every provider starts at once (one worker each), so no answer is worth waiting for past
+        # its own timeout; a small grace lets _ask report its own timeout first.
+        per_provider = provider_timeout + PROVIDER_GRACE_SECONDS
+        wait(futures, timeout=min(per_provider, overall_timeout), return_when=ALL_COMPLETED)
         answers = []
         for provider, future in zip(providers, futures, strict=True):
             if future.done() and future.exception() is None:
                 answers.append(future.result())
             elif future.done():
                 answers.append(CompetitorAnswer(name=provider.name, ok=False, error=f"error: {future.exception()!r}"))
+            elif per_provider < overall_timeout:
+                answers.append(
+                    CompetitorAnswer(
+                        name=provider.name,
+                        ok=False,
+                        error=f"timeout after {provider_timeout:g} s",
+                        duration_ms=round(per_provider * 1000, 1),
+                    )
+                )
             else:
                 answers.append(
                     CompetitorAnswer(

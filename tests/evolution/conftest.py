@@ -11,6 +11,7 @@ from django.core.cache import cache
 from tests.evolution.samples import COMPETITOR_ANSWER
 
 SLOW_SECONDS = 2.0
+TRICKLE_SECONDS = 0.05
 
 
 @pytest.fixture(autouse=True)
@@ -23,7 +24,7 @@ def _clean_cache():
 class _FakeProvider(BaseHTTPRequestHandler):
     """An OpenAI-compatible chat-completions endpoint whose behaviour is the URL's first segment:
     /good answers, /slow answers after SLOW_SECONDS, /fail answers 500, /garbage answers non-JSON,
-    /empty answers with no choices."""
+    /empty answers with no choices, /trickle sends a good answer one byte every TRICKLE_SECONDS."""
 
     def do_POST(self):  # noqa: N802 (http.server's naming)
         length = int(self.headers.get("Content-Length") or 0)
@@ -32,7 +33,9 @@ class _FakeProvider(BaseHTTPRequestHandler):
         mode = self.path.strip("/").split("/")[0]
         if mode == "slow":
             time.sleep(SLOW_SECONDS)
-        if mode == "fail":
+        if mode == "trickle":
+            self._trickle(json.dumps({"choices": [{"message": {"content": self.server.answer}}]}).encode())
+        elif mode == "fail":
             self._send(500, b'{"error": "boom"}')
         elif mode == "garbage":
             self._send(200, b"<html>not json</html>")
@@ -41,6 +44,19 @@ class _FakeProvider(BaseHTTPRequestHandler):
         else:
             payload = {"choices": [{"message": {"role": "assistant", "content": self.server.answer}}]}
             self._send(200, json.dumps(payload, ensure_ascii=False).encode())
+
+    def _trickle(self, data: bytes) -> None:
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            for index in range(len(data)):
+                self.wfile.write(data[index : index + 1])
+                self.wfile.flush()
+                time.sleep(TRICKLE_SECONDS)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
 
     def _send(self, status: int, data: bytes) -> None:
         try:

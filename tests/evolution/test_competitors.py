@@ -65,6 +65,19 @@ def test_overall_timeout_bounds_the_whole_comparison(fake_provider_server):
     assert answers[1].error == "overall timeout after 0.5 s"
 
 
+def test_provider_timeout_bounds_the_whole_answer_not_each_read(fake_provider_server):
+    """A provider that keeps sending one byte at a time never trips a per-read timeout; its own
+    timeout still ends it long before the overall deadline."""
+    started = time.perf_counter()
+
+    [answer] = fetch_competitor_answers(
+        STUDY_QUERY, providers(fake_provider_server, "trickle"), provider_timeout=0.5, overall_timeout=10
+    )
+
+    assert time.perf_counter() - started < 1.5
+    assert not answer.ok and answer.error == "timeout after 0.5 s"
+
+
 def test_unreachable_provider_is_a_connection_error():
     [answer] = fetch_competitor_answers(
         STUDY_QUERY,
