@@ -11,6 +11,7 @@ from diagnosis.models import Project, ProjectAPIKey
 from selfeval_site.db import fetchone_prepared
 
 API_KEY_KEYWORD = "Api-Key"
+STAFF_DATA_PERMISSION = "diagnosis.view_diagnosissession"
 
 
 class ProjectAPIKeyAuthentication(authentication.BaseAuthentication):
@@ -81,7 +82,10 @@ class AccessScope:
     def from_request(cls, request: Request) -> "AccessScope":
         if isinstance(request.auth, ProjectAPIKey):
             return cls(project_id=request.auth.project_id)
-        if request.user.is_authenticated and request.user.is_staff:
+        # Being staff opens the admin, not the data: the API shows a user the sessions the admin
+        # would (a staff user holding only, say, the thresholds permission sees no session).
+        user = request.user
+        if user.is_authenticated and user.is_staff and user.has_perm(STAFF_DATA_PERMISSION):
             return cls(project_id=None, all_projects=True)
         return cls(project_id=-1)  # sees nothing; permissions normally stop such callers first
 
