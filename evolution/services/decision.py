@@ -147,17 +147,17 @@ def decide(
     }
     improvements = {
         "basic.length_improved": basic["length_improved"],
-        "quality.overall_improved": quality["improvement"]["overall_improved"],
+        "quality.improvement.overall_improved": quality["improvement"]["overall_improved"],
         "competitors.meets_threshold": competitors["meets_threshold"],
-        "user_feedback.meets_threshold": feedback["counts_as_improvement"],
+        "user_feedback.counts_as_improvement": feedback["counts_as_improvement"],
     }
     earned = {
         "must_pass": all(must_pass.values()),
         "structure": structure["structure_score"] > STRUCTURE_BONUS_ABOVE,
         "length_improved": improvements["basic.length_improved"],
-        "quality_improved": improvements["quality.overall_improved"],
+        "quality_improved": improvements["quality.improvement.overall_improved"],
         "competitor_rank": improvements["competitors.meets_threshold"],
-        "user_satisfaction": improvements["user_feedback.meets_threshold"],
+        "user_satisfaction": improvements["user_feedback.counts_as_improvement"],
     }
     tenths = sum(CONFIDENCE_TENTHS[name] for name, ok in earned.items() if ok)
     confidence = min(10, tenths) / 10
@@ -175,6 +175,7 @@ def decide(
             "failed_must_pass": [name for name, ok in must_pass.items() if not ok],
             "improvements": improvements,
             "has_improvement": has_improvement,
+            "confidence": confidence,
             "confidence_breakdown": {name: CONFIDENCE_TENTHS[name] / 10 if ok else 0.0 for name, ok in earned.items()},
             "confidence_uncapped": tenths / 10,
             "min_confidence": thresholds.min_confidence,
@@ -240,17 +241,17 @@ def _explain(
     old_overall, new_overall = quality["old_scores"]["overall"], quality["new_scores"]["overall"]
     delta = quality["improvement"]["overall_delta"]
     code = "quality_improved" if quality["improvement"]["overall_improved"] else "quality_not_improved"
-    reason(code, "quality.overall", old=old_overall, new=new_overall, delta=delta)
+    reason(code, "quality.new_scores.overall", old=old_overall, new=new_overall, delta=delta)
     if quality["keywords"]["missing"]:
         suggest(
             "cover_keywords",
-            "quality.completeness",
+            "quality.keywords.missing",
             keywords=("、" if lang == "zh" else ", ").join(quality["keywords"]["missing"]),
         )
     if new_quality.usefulness < WEAK_SCORE:
-        suggest("more_useful", "quality.usefulness", score=new_quality.usefulness)
+        suggest("more_useful", "quality.new_scores.usefulness", score=new_quality.usefulness)
     if new_quality.clarity < WEAK_SCORE and structure["meets_threshold"]:
-        suggest("clearer", "quality.clarity", score=new_quality.clarity)
+        suggest("clearer", "quality.new_scores.clarity", score=new_quality.clarity)
 
     if competitors["has_competitor_data"]:
         rank_params = {

@@ -65,7 +65,7 @@ def test_guide_example_one_line_answer_fails_with_reasons_and_suggestions():
     metrics_named = {reason.split(":")[0] for reason in result.reasons}
     assert {"basic.new_length", "structure.structure_score", "decision.improvements"} <= metrics_named
     suggestion_metrics = {suggestion.split(":")[0] for suggestion in result.suggestions}
-    assert {"basic.new_length", "structure.has_headings", "structure.has_lists", "quality.completeness"} <= (
+    assert {"basic.new_length", "structure.has_headings", "structure.has_lists", "quality.keywords.missing"} <= (
         suggestion_metrics
     )
     assert "expand the answer to at least 500 characters (494 more)" in result.suggestions[0]
@@ -90,6 +90,38 @@ def test_each_dimension_keeps_its_own_metrics_and_nothing_is_flattened():
     assert "meets_threshold" not in result.metrics
     assert "structure_score" not in result.metrics
     assert result.to_dict().keys() == {"is_valid", "confidence", "reasons", "suggestions", "metrics"}
+
+
+def _resolve(metrics: dict, path: str):
+    value = metrics
+    for part in path.split("."):
+        value = value[part]
+    return value
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"new": ONE_LINE_ANSWER, "user_feedback": UserFeedback(2.0, "太短")},
+        {"new": PLAIN_LONG_ANSWER, "competitor_answers": [STRONG, MIDDLING]},
+        {"competitor_answers": [WEAK, TIMED_OUT], "user_feedback": UserFeedback(4.5)},
+        {"old": NEW_STUDY_ANSWER, "thresholds": with_thresholds(max_competitor_rank=1), "competitor_answers": [STRONG]},
+    ],
+)
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_every_reason_suggestion_and_decision_item_names_a_metric_that_exists(kwargs, lang):
+    """ "Names the metric behind it" is checkable: each prefix is a path into `metrics`."""
+    result = verify(lang=lang, **kwargs)
+    decision = result.metrics["decision"]
+
+    named = [text.split(": ", 1)[0] for text in result.reasons + result.suggestions]
+    named += [*decision["must_pass"], *decision["improvements"]]
+    for path in named:
+        _resolve(result.metrics, path)  # KeyError names the dangling path
+    for path, ok in {**decision["must_pass"], **decision["improvements"]}.items():
+        assert _resolve(result.metrics, path) == ok, path
+    assert decision["confidence"] == result.confidence
 
 
 def test_failed_structure_is_not_hidden_by_a_competitor_pass():
