@@ -33,9 +33,25 @@ def configured_providers() -> list[Provider]:
 
 
 def _feedback(user_feedback: UserFeedback | dict | None) -> UserFeedback | None:
-    if user_feedback is None or isinstance(user_feedback, UserFeedback):
-        return user_feedback
-    return UserFeedback(satisfaction=float(user_feedback["satisfaction"]), comments=user_feedback.get("comments") or "")
+    """The API validates its input; code callers get the same checks here, before anything is
+    logged (a satisfaction of 7 or "5" would otherwise be compared and stored as given)."""
+    if user_feedback is None:
+        return None
+    if isinstance(user_feedback, UserFeedback):
+        satisfaction, comments = user_feedback.satisfaction, user_feedback.comments
+    elif isinstance(user_feedback, dict):
+        if "satisfaction" not in user_feedback:
+            raise ValueError("user_feedback needs a satisfaction")
+        satisfaction, comments = user_feedback["satisfaction"], user_feedback.get("comments") or ""
+    else:
+        raise ValueError("user_feedback must be a dict, a UserFeedback or None")
+    if isinstance(satisfaction, bool) or not isinstance(satisfaction, (int, float)):
+        raise ValueError("user_feedback satisfaction must be a number")
+    if not 0.0 <= satisfaction <= 5.0:  # also refuses NaN
+        raise ValueError("user_feedback satisfaction must be between 0 and 5")
+    if not isinstance(comments, str):
+        raise ValueError("user_feedback comments must be a string")
+    return UserFeedback(satisfaction=float(satisfaction), comments=comments)
 
 
 def _fingerprint(

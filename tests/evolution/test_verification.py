@@ -5,6 +5,7 @@ from django.core.cache import cache
 
 from evolution.models import VerificationLog
 from evolution.services.thresholds import update_thresholds
+from evolution.services.types import UserFeedback
 from evolution.services.verification import evolve, should_sample, verify_evolution
 from tests.evolution.samples import NEW_STUDY_ANSWER, OLD_STUDY_ANSWER, ONE_LINE_ANSWER, STUDY_QUERY
 
@@ -66,6 +67,26 @@ def test_english_query_gets_english_reasons_by_default():
 def test_unknown_language_is_refused():
     with pytest.raises(ValueError, match="lang"):
         verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER, lang="fr")
+    assert not VerificationLog.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "feedback",
+    [
+        {"satisfaction": 7},
+        {"satisfaction": -1},
+        {"satisfaction": float("nan")},
+        {"satisfaction": "5"},
+        {"satisfaction": True},
+        {"comments": "no score"},
+        {"satisfaction": 4, "comments": 3},
+        UserFeedback(satisfaction=9.0),
+        [5],
+    ],
+)
+def test_invalid_user_feedback_is_refused_before_anything_is_logged(feedback):
+    with pytest.raises(ValueError, match="user_feedback"):
+        verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER, feedback)
     assert not VerificationLog.objects.exists()
 
 
