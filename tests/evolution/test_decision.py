@@ -43,6 +43,19 @@ def test_default_thresholds_are_the_guides_table():
     }
 
 
+def test_guide_basic_metrics_example():
+    """The guide: old 150, new 600 characters -> improved, ratio 4.0, meets the 500 minimum."""
+    basic = verify(old="旧" * 150, new="新" * 600).metrics["basic"]
+
+    assert {key: basic[key] for key in ("old_length", "new_length", "length_improved", "length_ratio")} == {
+        "old_length": 150,
+        "new_length": 600,
+        "length_improved": True,
+        "length_ratio": 4.0,
+    }
+    assert basic["meets_min_length"] is True
+
+
 def test_guide_example_structured_study_tips_answer_passes():
     result = verify()
 

@@ -1,7 +1,11 @@
 """verify_evolution logs every call and caches identical ones; evolve adopts or rejects."""
 
+import types
+
 import pytest
-from django.core.cache import cache
+from django.conf import settings as django_settings
+from django.core.cache.backends import base as cache_base
+from django.core.cache.backends import locmem
 
 from evolution.models import VerificationLog
 from evolution.services.thresholds import update_thresholds
@@ -48,14 +52,27 @@ def test_cache_is_keyed_by_thresholds_feedback_and_language():
     assert not stricter.is_valid  # the new threshold applied, not a stale cached decision
 
 
-def test_cache_entry_expires_with_the_configured_ttl(settings):
-    settings.SELFEVAL_EVOLUTION_CACHE_TTL = 3600
-    verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
-    cache.clear()  # what expiry does after an hour
+def test_cache_serves_identical_verifications_for_one_hour_by_default(monkeypatch):
+    """The guide's 1-hour cache, with the cache's clock moved instead of waiting."""
+    assert django_settings.SELFEVAL_EVOLUTION_CACHE_TTL == 3600
+    clock = [1_000_000.0]
+    fake_time = types.SimpleNamespace(time=lambda: clock[0])
+    monkeypatch.setattr(locmem, "time", fake_time)
+    monkeypatch.setattr(cache_base, "time", fake_time)
 
     verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
+    clock[0] += 3599
+    verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
+    clock[0] += 2  # 3601 s after the first verification
+    verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
 
-    assert not VerificationLog.objects.filter(cached=True).exists()
+    assert list(VerificationLog.objects.order_by("id").values_list("cached", flat=True)) == [False, True, False]
+
+
+def test_default_competitor_timeouts_and_sample_rate_are_the_guides():
+    assert django_settings.SELFEVAL_EVOLUTION_PROVIDER_TIMEOUT == 15.0
+    assert django_settings.SELFEVAL_EVOLUTION_OVERALL_TIMEOUT == 20.0
+    assert django_settings.SELFEVAL_EVOLUTION_SAMPLE_RATE == 0.2
 
 
 def test_english_query_gets_english_reasons_by_default():
