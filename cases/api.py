@@ -9,6 +9,7 @@ from cases.models import CaseStatus, FaultCategory
 from cases.serializers import CaseSerializer
 from selfeval_site.api.authentication import AccessScope
 from selfeval_site.api.fields import StrictCharField
+from selfeval_site.api.permissions import IsProjectClientOrStaffWithCaseView
 from selfeval_site.api.schema import ERROR_RESPONSES
 
 
@@ -49,6 +50,7 @@ class CaseViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
     lookup_value_regex = r"[0-9a-fA-F-]{36}"
     throttle_scope = "trace"
     filter_backends: list = []
+    permission_classes = [IsProjectClientOrStaffWithCaseView]
 
     def get_queryset(self):
         scope = AccessScope.from_request(self.request)

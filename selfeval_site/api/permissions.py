@@ -22,3 +22,12 @@ class IsProjectClient(permissions.BasePermission):
 
     def has_permission(self, request: Request, view: object) -> bool:
         return isinstance(request.auth, ProjectAPIKey)
+
+
+class IsProjectClientOrStaffWithCaseView(IsProjectClientOrStaff):
+    """Cases: a project API key, or staff who may view cases in the admin too."""
+
+    def has_permission(self, request: Request, view: object) -> bool:
+        if isinstance(request.auth, ProjectAPIKey):
+            return True
+        return super().has_permission(request, view) and request.user.has_perm("cases.view_case")

@@ -45,3 +45,19 @@ def test_reviewer_role_still_reads_every_project(stored, other_project):
     ids = {row["sessionId"] for row in client.get("/api/sessions").json()["results"]}
     assert ids == {"s-private", "s-elsewhere"}
     assert client.get("/api/trace/s-private").status_code == 200
+
+
+def test_staff_without_case_permission_cannot_read_cases(stored):
+    viewer = UserFactory(username="viewer")
+    viewer.user_permissions.add(Permission.objects.get(codename="view_diagnosissession"))
+    client = _client(viewer)
+
+    assert client.get("/api/sessions").status_code == 200
+    assert client.get("/api/cases").status_code == 403
+
+
+def test_reviewer_role_reads_cases(stored):
+    reviewer = UserFactory(username="bob")
+    reviewer.groups.add(Group.objects.get(name="Reviewer"))
+
+    assert _client(reviewer).get("/api/cases").status_code == 200
