@@ -15,13 +15,22 @@ def session_list(*, scope: AccessScope) -> QuerySet[DiagnosisSession]:
     )
 
 
-def session_get(*, scope: AccessScope, session_id: str, project_slug: str | None = None) -> DiagnosisSession:
+def session_get(
+    *,
+    scope: AccessScope,
+    session_id: str,
+    project_slug: str | None = None,
+    queryset: QuerySet[DiagnosisSession] | None = None,
+) -> DiagnosisSession:
     """The session with this external id that the caller may see, or 404.
 
     A machine client's key pins the project; staff may pass `project_slug` to choose between
     projects that use the same sessionId. Another project's session is a 404, never a 403.
+    `queryset` chooses what is loaded (default: the session with its project).
     """
-    sessions = DiagnosisSession.objects.visible_in(scope).filter(session_id=session_id).select_related("project")
+    if queryset is None:
+        queryset = DiagnosisSession.objects.select_related("project")
+    sessions = queryset.visible_in(scope).filter(session_id=session_id)
     if project_slug:
         sessions = sessions.filter(project__slug=project_slug)
     found = list(sessions[:2])

@@ -2,10 +2,10 @@
 
 from django.conf import settings
 from django.db.models import OuterRef, QuerySet, Subquery
-from django.http import Http404
 
 from cases.models import Case
 from diagnosis.models import DiagnosisSession
+from diagnosis.selectors import session_get
 from feedback.models import FeedbackEvent
 from selfeval_site.api.authentication import AccessScope
 
@@ -14,26 +14,18 @@ _FEEDBACK_SESSION_FIELDS = ("pk", "project_id", "session_id", "verifier_verdict"
 
 
 def feedback_session_get(*, scope: AccessScope, session_id: str, project_slug: str | None = None) -> DiagnosisSession:
-    """The session feedback is for, as `diagnosis.selectors.session_get` finds it, slimmed down.
+    """`diagnosis.selectors.session_get`, loading only what feedback needs.
 
-    Another project's session is a 404; staff pass `project_slug` when the id is ambiguous.
     `existing_case_id` is the session's case id, if it had one when read.
     """
-    sessions = (
-        DiagnosisSession.objects.visible_in(scope)
-        .filter(session_id=session_id)
-        .only(*_FEEDBACK_SESSION_FIELDS)
+    return session_get(
+        scope=scope,
+        session_id=session_id,
+        project_slug=project_slug,
+        queryset=DiagnosisSession.objects.only(*_FEEDBACK_SESSION_FIELDS)
         # Read along in the same query: a repeated `useful` then needs no case lookup.
-        .annotate(existing_case_id=Subquery(Case.objects.filter(session_id=OuterRef("pk")).values("pk")[:1]))
+        .annotate(existing_case_id=Subquery(Case.objects.filter(session_id=OuterRef("pk")).values("pk")[:1])),
     )
-    if project_slug:
-        sessions = sessions.filter(project__slug=project_slug)
-    found = list(sessions[:2])
-    if not found:
-        raise Http404(f"Session {session_id!r} not found")
-    if len(found) > 1:
-        raise Http404(f"Session {session_id!r} exists in several projects; pass project")
-    return found[0]
 
 
 def feedback_history(*, session: DiagnosisSession, limit: int | None = None) -> QuerySet[FeedbackEvent]:
