@@ -16,7 +16,8 @@ BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
 
 def env_str(name: str, default: str = "") -> str:
-    return os.environ.get(name, default)
+    """An empty variable counts as unset, as in env_bool and env_int."""
+    return os.environ.get(name) or default
 
 
 def env_bool(name: str, default: bool) -> bool:
