@@ -1,10 +1,38 @@
 """Standard actors shared by every test: two projects with keys, staff users with roles, an outsider."""
 
 import pytest
+import time_machine
 from django.db import connection
 from rest_framework.test import APIClient
 
+from tests import clock
 from tests.factories import ProjectFactory, UserFactory, make_api_key
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("selfeval")
+    group.addoption(
+        "--clock-ahead-days",
+        type=int,
+        default=0,
+        help="run the whole suite this many days after today (the pinned test clock moves with it)",
+    )
+    group.addoption("--test-clock", default=None, help="pin the test clock to this ISO instant (replays a run)")
+
+
+def pytest_configure(config):
+    clock.configure(at=config.getoption("--test-clock"), ahead_days=config.getoption("--clock-ahead-days"))
+
+
+def pytest_report_header(config):
+    return f"test clock: {clock.iso(clock.now())} (replay with --test-clock={clock.iso(clock.now())})"
+
+
+@pytest.fixture(autouse=True)
+def _pinned_clock():
+    """Every test starts at the run's pinned instant; time ticks on from there (timeouts still work)."""
+    with time_machine.travel(clock.now(), tick=True):
+        yield
 
 
 @pytest.fixture

@@ -1,16 +1,14 @@
 """`Authorization: Api-Key`: the key is read on every request (prepared statement on PostgreSQL)."""
 
-from datetime import timedelta
-
 import pytest
 from django.db import connection, transaction
 from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
-from django.utils import timezone
 from rest_framework.test import APIRequestFactory
 
 from diagnosis.models import ProjectAPIKey
 from selfeval_site.api.authentication import ProjectAPIKeyAuthentication
+from tests import clock
 from tests.factories import make_api_key
 
 pytestmark = pytest.mark.django_db
@@ -50,7 +48,7 @@ def test_wrong_keys_are_refused(project, mangle):
     assert refused.value.status_code == 401
 
 
-@pytest.mark.parametrize("change", [{"revoked": True}, {"expiry_date": timezone.now() - timedelta(seconds=1)}])
+@pytest.mark.parametrize("change", [{"revoked": True}, {"expiry_date": clock.ago(seconds=1)}])
 def test_revoked_or_expired_key_is_refused_on_the_next_request(project, change):
     raw = make_api_key(project)
     assert authenticate(f"Api-Key {raw}") is not None

@@ -7,8 +7,7 @@ from django.urls import reverse
 from cases.models import BadCase, Case
 from diagnosis.models import DiagnosisSession, SessionReview
 from diagnosis.services.reviews import session_mark_reviewed
-from tests.admin.conftest import build_session
-from tests.factories import UserFactory
+from tests.factories import UserFactory, evaluated_session
 
 pytestmark = pytest.mark.django_db
 
@@ -109,7 +108,7 @@ def test_service_refuses_a_user_without_permission(session):
 
 
 def test_triage_bulk_mark_reviewed(reviewer_client, project):
-    sessions = [build_session(project, f"s-{i}", verdict="REJECT") for i in range(3)]
+    sessions = [evaluated_session(project, f"s-{i}", verdict="REJECT") for i in range(3)]
 
     response = reviewer_client.post(
         reverse("admin:diagnosis_diagnosissession_triage"),
@@ -136,7 +135,7 @@ def test_triage_bulk_mark_reviewed_needs_a_judgement(reviewer_client, rejected_s
 
 
 def test_triage_bulk_open_bad_cases_and_rerun(reviewer_client, project, django_capture_on_commit_callbacks):
-    sessions = [build_session(project, f"s-{i}", verdict="LOW_CONFID") for i in range(2)]
+    sessions = [evaluated_session(project, f"s-{i}", verdict="LOW_CONFID") for i in range(2)]
     selected = [str(s.pk) for s in sessions]
 
     reviewer_client.post(

@@ -10,8 +10,9 @@ import pytest
 
 from cases.models import BadCase, Case
 from diagnosis.models import DiagnosisSession, SessionReview
-from feedback.models import FeedbackEvent
-from tests.admin.conftest import PASSWORD, _user_in, build_session
+from tests import clock
+from tests.admin.conftest import PASSWORD, _user_in
+from tests.factories import ProjectFactory, evaluated_session
 
 CHROMIUM = "/usr/bin/chromium"
 SHOTS = Path(__file__).resolve().parents[2] / "test-output" / "screenshots"
@@ -48,64 +49,39 @@ def browser(monkeypatch):
 
 @pytest.fixture
 def demo_data():
-    from datetime import timedelta
-
-    from django.utils import timezone
-
-    from tests.factories import ProjectFactory
-
+    """Thirty evaluated sessions of two projects, through the real services; one to inspect and triage."""
     chat = ProjectFactory(slug="acme-chat", name="ACME chat agent")
     aiops = ProjectFactory(slug="acme-aiops", name="ACME AIOps agent")
-    now = timezone.now()
     for i in range(24):
         verdict = ["PASS", "PASS", "LOW_CONFID", "REJECT"][i % 4]
         feedback = ["useful", "", "not_useful", "not_useful"][i % 4] if i % 3 else ""
-        build_session(
+        evaluated_session(
             chat,
-            f"s-2026112{i % 9}-{i:04}",
+            f"s-{i:04}",
             verdict=verdict,
             feedback=feedback,
-            created_at=now - timedelta(days=i % 12, hours=i),
-            evidence_score=[95, 65, 45, 20][i % 4],
+            created_at=clock.ago(days=i % 12, hours=i),
+            match_level=["L0", "L1"][i % 2],
         )
-    failing = [
-        {"check": "final_report_exists", "passed": True, "reason": "report present"},
-        {"check": "evidence_tools_called", "passed": False, "reason": "no logs or metrics query"},
-        {"check": "unrelated_alerts_not_main_object", "passed": False, "reason": "DiskFull became the main subject"},
-    ]
     for i in range(6):
-        build_session(
+        evaluated_session(
             aiops,
             f"a-{i:04}",
             mode="aiops",
-            aiops_checks=failing if i % 2 else None,
-            verdict="PASS",
-            created_at=now - timedelta(days=i, hours=3),
+            aiops_failure="unrelated_alerts_not_main_object" if i % 2 else None,
+            created_at=clock.ago(days=i, hours=3),
         )
-    target = build_session(
+    target = evaluated_session(
         chat,
         "s-inspect-0001",
         verdict="REJECT",
         feedback="not_useful",
-        created_at=now - timedelta(days=20),
-        answer="order-service 的数据库连接池耗尽，导致 5xx 突增。建议把连接池从 20 调到 50。",
-        claim_text="order-service 的数据库连接池耗尽",
+        comment="根因不对，是下游超时",
+        created_at=clock.ago(days=20),
+        answer="order-service 的 5xx 错误率升至 25%，数据库连接池耗尽。建议把连接池从 20 调到 50。",
     )
-    FeedbackEvent.objects.create(session=target, value="not_useful", comment="根因不对，是下游超时", client="api_key")
-    useful = DiagnosisSession.objects.get(session_id="s-20261121-0001")
-    case = Case.objects.create(
-        project=chat,
-        session=useful,
-        diagnosis_id=useful.session_id,
-        title="订单服务 5xx 突增：数据库连接池耗尽",
-        query=useful.query,
-        root_cause="order-service 的数据库连接池耗尽",
-        solution="扩大连接池并排查慢查询",
-        service="order-service",
-        error_code="HTTP 503",
-        fault_category="DATABASE",
-    )
-    bad = BadCase.objects.create(session=target, project=chat, source="feedback", feedback_count=1)
+    case = Case.objects.filter(project=chat).order_by("session__created_at").first()  # from useful feedback
+    bad = BadCase.objects.get(session=target)
     reviewer = _user_in("Reviewer", "bob")
     approver = _user_in("Case approver", "dana")
     return {"target": target, "case": case, "bad": bad, "reviewer": reviewer, "approver": approver}
@@ -141,7 +117,7 @@ def test_reviewer_walks_dashboard_inspects_reviews_and_triages(browser, live_ser
     page.keyboard.press("o")
     page.wait_for_selector(".se-views")
     assert page.locator("h1").first.inner_text() == "s-inspect-0001"
-    assert page.locator(".se-ref mark").first.inner_text() == "连接池耗尽"
+    assert page.locator(".se-ref mark").first.inner_text() == "5xx 错误率升至 12.5%"
     page.click("text=Raw self_evaluation JSON")
     shot(page, "04-session-inspector")
 
@@ -196,7 +172,7 @@ def test_approver_curates_and_approves_a_case(browser, live_server, demo_data):
     page.wait_for_selector(".messagelist")
     case = Case.objects.get(pk=demo_data["case"].pk)
     assert case.status == "approved" and case.reviewed_by_id == demo_data["approver"].pk
-    assert set(case.revisions.values_list("action", flat=True)) == {"edit", "approve"}
+    assert set(case.revisions.values_list("action", flat=True)) == {"create", "edit", "approve"}
     page.close()
 
 

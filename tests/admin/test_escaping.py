@@ -4,10 +4,10 @@ import pytest
 from django.urls import reverse
 
 from cases.models import BadCase, Case
+from cases.services import bad_case_update, case_update
 from diagnosis.admin_inspector import highlight_excerpt
-from diagnosis.services.reviews import session_mark_reviewed
-from feedback.models import FeedbackEvent
-from tests.admin.conftest import build_session
+from feedback.services import feedback_submit
+from tests.factories import case_of, diagnosis_payload, evaluated_session, review_of, session_ingest_evaluated
 
 pytestmark = pytest.mark.django_db
 
@@ -16,38 +16,36 @@ ESCAPED = "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;"
 
 
 @pytest.fixture
-def hostile(project, reviewer):
+def hostile(project, reviewer, approver):
+    """Markup in every field a user or an agent can write, stored through the real services."""
     excerpt = f"连接池耗尽{XSS}"
-    session = build_session(
-        project,
+    payload = diagnosis_payload(
         f"s-{XSS}",
         mode="aiops",
         verdict="REJECT",
-        feedback="not_useful",
         query=f"query {XSS}",
         answer=f"answer {XSS}",
         claim_text=f"claim {XSS}",
         excerpt=excerpt,
         ref_content=f"before {excerpt} after <img src=x onerror=alert(1)>",
-        aiops_checks=[{"check": f"check {XSS}", "passed": False, "reason": f"reason {XSS}"}],
     )
-    FeedbackEvent.objects.create(
-        session=session, value="not_useful", comment=f"comment {XSS}", client="api_key", reviewer=XSS
+    payload["alert"] |= {"name": f"alert {XSS}", "service": f"svc {XSS}"}  # named in the AIOps check reasons
+    session = session_ingest_evaluated(project, payload)
+    feedback_submit(session=session, value="not_useful", client="api_key", comment=f"comment {XSS}", reviewer=XSS)
+    case = case_of(session)
+    case_update(
+        case=case,
+        user=approver,
+        changes={
+            "title": f"title {XSS}",
+            "root_cause": f"cause {XSS}",
+            "solution": f"fix {XSS}",
+            "service": XSS,
+            "error_code": XSS,
+        },
     )
-    Case.objects.create(
-        project=project,
-        session=session,
-        diagnosis_id=session.session_id,
-        title=f"title {XSS}"[:100],
-        root_cause=f"cause {XSS}",
-        solution=f"fix {XSS}",
-        service=XSS,
-        error_code=XSS,
-    )
-    BadCase.objects.create(session=session, project=project, source="feedback", notes=f"notes {XSS}")
-    session_mark_reviewed(
-        session=session, reviewer=reviewer, judgement="wrong", verifier_was_right=True, notes=f"review {XSS}"
-    )
+    bad_case_update(bad_case=BadCase.objects.get(session=session), user=reviewer, notes=f"notes {XSS}")
+    review_of(session, reviewer, judgement="wrong", verifier_was_right=True, notes=f"review {XSS}")
     return session
 
 
@@ -85,7 +83,7 @@ def test_injected_markup_renders_as_text_on_every_page(approver_client, hostile)
 def test_inspector_shows_every_hostile_field_escaped(approver_client, hostile):
     html = approver_client.get(reverse("admin:diagnosis_diagnosissession_change", args=[hostile.pk])).content.decode()
 
-    for text in ("query ", "answer ", "claim ", "comment ", "review ", "check ", "reason "):
+    for text in ("query ", "answer ", "claim ", "comment ", "review ", "svc "):
         assert f"{text}{ESCAPED}" in html, text
     # The excerpt is marked inside the escaped ref content.
     assert f"<mark>连接池耗尽{ESCAPED}</mark>" in html
@@ -116,7 +114,7 @@ def test_highlight_cuts_long_content_around_the_match():
 
 
 def test_inspector_survives_broken_layers(reviewer_client, project):
-    session = build_session(project, "s-broken")
+    session = evaluated_session(project, "s-broken")
     type(session).objects.filter(pk=session.pk).update(
         self_evaluation={
             "rule_evaluation": "not a dict",

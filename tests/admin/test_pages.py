@@ -7,15 +7,17 @@ from django.urls import reverse
 from django.utils import timezone
 
 from diagnosis.models import DiagnosisSession
-from tests.admin.conftest import build_session
+from diagnosis.services.producers import pipeline
+from tests import clock
+from tests.factories import aiops_payload, chat_payload, evaluated_session, session_ingest_evaluated
 
 pytestmark = pytest.mark.django_db
 
 
 def test_dashboard_counts_the_range_and_links_to_filtered_lists(reviewer_client, project):
-    build_session(project, "s-pass", verdict="PASS", feedback="useful")
-    build_session(project, "s-reject", verdict="REJECT", feedback="not_useful")
-    build_session(project, "s-old", created_at=timezone.now() - dt.timedelta(days=90))
+    evaluated_session(project, "s-pass", verdict="PASS", feedback="useful")
+    evaluated_session(project, "s-reject", verdict="REJECT", feedback="not_useful")
+    evaluated_session(project, "s-old", created_at=clock.ago(days=90))
 
     response = reviewer_client.get(reverse("admin:index"))
 
@@ -33,7 +35,7 @@ def test_dashboard_counts_the_range_and_links_to_filtered_lists(reviewer_client,
 
 def test_dashboard_date_range_selects_older_sessions(reviewer_client, project):
     old = timezone.localdate() - dt.timedelta(days=90)
-    build_session(project, "s-old", created_at=timezone.now() - dt.timedelta(days=90))
+    evaluated_session(project, "s-old", created_at=clock.ago(days=90))
 
     response = reviewer_client.get(reverse("admin:index"), {"start": old.isoformat(), "end": old.isoformat()})
 
@@ -48,24 +50,23 @@ def test_dashboard_bad_range_falls_back_and_says_so(reviewer_client):
 
 
 def test_aiops_check_failures_are_counted_and_filterable(reviewer_client, project):
-    failing = [
-        {"check": "final_report_exists", "passed": True, "reason": "ok"},
-        {"check": "evidence_tools_called", "passed": False, "reason": "no logs or metrics query"},
-    ]
-    build_session(project, "a-1", mode="aiops", aiops_checks=failing)
-    build_session(project, "a-2", mode="aiops")
+    evaluated_session(project, "a-1", mode="aiops", aiops_failure="evidence_tools_succeeded")
+    evaluated_session(project, "a-2", mode="aiops")
 
     response = reviewer_client.get(reverse("admin:index"))
 
-    assert response.context["board"].aiops_failures == [("evidence_tools_called", 1)]
-    listed = reviewer_client.get(response.context["aiops"][0]["url"])
+    failures = dict(response.context["board"].aiops_failures)
+    assert failures["evidence_tools_succeeded"] == 1
+    assert set(failures.values()) == {1}  # a-2 passed every check
+    link = next(row["url"] for row in response.context["aiops"] if row["check"] == "evidence_tools_succeeded")
+    listed = reviewer_client.get(link)
     assert [s.session_id for s in listed.context["cl"].result_list] == ["a-1"]
 
 
 def test_calibration_matrix_counts_and_links(reviewer_client, project):
-    build_session(project, "s-1", verdict="PASS", feedback="useful")
-    build_session(project, "s-2", verdict="PASS", feedback="not_useful")
-    build_session(project, "s-3", verdict="REJECT", feedback="not_useful")
+    evaluated_session(project, "s-1", verdict="PASS", feedback="useful")
+    evaluated_session(project, "s-2", verdict="PASS", feedback="not_useful")
+    evaluated_session(project, "s-3", verdict="REJECT", feedback="not_useful")
 
     response = reviewer_client.get(reverse("admin:calibration"))
 
@@ -86,7 +87,7 @@ def test_session_inspector_shows_three_views_and_highlighted_excerpt(reviewer_cl
     html = response.content.decode()
     for heading in ("Execution", "Evidence", "User", "Tool invocations", "Raw self_evaluation JSON"):
         assert heading in html
-    assert "<mark>连接池耗尽</mark>" in html
+    assert "<mark>5xx 错误率升至 12.5%</mark>" in html  # the cited excerpt, marked in its ref
     assert "l0_exact_match" in html and "+35" in html
     assert "wrong root cause" in html
     assert "VERIFIED" in html
@@ -109,9 +110,9 @@ def test_session_search_is_exact(reviewer_client, session, rejected_session):
 
 def test_triage_queue_lists_sessions_needing_review_oldest_first(reviewer_client, project):
     now = timezone.now()
-    build_session(project, "s-new", verdict="REJECT", created_at=now - dt.timedelta(hours=1))
-    build_session(project, "s-older", verdict="LOW_CONFID", created_at=now - dt.timedelta(hours=5))
-    build_session(project, "s-fine", verdict="PASS", created_at=now - dt.timedelta(hours=9))
+    evaluated_session(project, "s-new", verdict="REJECT", created_at=now - dt.timedelta(hours=1))
+    evaluated_session(project, "s-older", verdict="LOW_CONFID", created_at=now - dt.timedelta(hours=5))
+    evaluated_session(project, "s-fine", verdict="PASS", created_at=now - dt.timedelta(hours=9))
 
     response = reviewer_client.get(reverse("admin:diagnosis_diagnosissession_triage"))
 
@@ -123,9 +124,9 @@ def test_triage_queue_lists_sessions_needing_review_oldest_first(reviewer_client
 
 
 def test_triage_queue_pages_without_counting_everything(reviewer_client, project):
-    base = timezone.now() - dt.timedelta(days=1)
+    base = clock.ago(days=1)
     for i in range(55):
-        build_session(project, f"s-{i:03}", verdict="REJECT", created_at=base + dt.timedelta(minutes=i))
+        evaluated_session(project, f"s-{i:03}", verdict="REJECT", created_at=base + dt.timedelta(minutes=i))
 
     first = reviewer_client.get(reverse("admin:diagnosis_diagnosissession_triage"))
     second = reviewer_client.get(reverse("admin:diagnosis_diagnosissession_triage"), {"page": 2})
@@ -160,7 +161,7 @@ def test_every_changelist_renders(reviewer_client, pending_case, bad_case):
 
 
 def test_session_list_never_counts_the_whole_table(reviewer_client, project, django_assert_max_num_queries):
-    build_session(project, "s-1")
+    evaluated_session(project, "s-1")
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -172,31 +173,27 @@ def test_session_list_never_counts_the_whole_table(reviewer_client, project, dja
 
 
 def test_dashboard_caches_past_days_but_counts_today_live(reviewer_client, project):
-    build_session(project, "s-yesterday", created_at=timezone.now() - dt.timedelta(days=2))
-    build_session(project, "s-today", created_at=timezone.now() - dt.timedelta(seconds=20))
+    evaluated_session(project, "s-yesterday", created_at=clock.ago(days=2))
+    evaluated_session(project, "s-today", created_at=clock.ago(seconds=20))
     assert reviewer_client.get(reverse("admin:index")).context["board"].total == 2
 
-    build_session(project, "s-yesterday-late", created_at=timezone.now() - dt.timedelta(days=2))
-    build_session(project, "s-today-late", created_at=timezone.now() - dt.timedelta(seconds=10))
+    evaluated_session(project, "s-yesterday-late", created_at=clock.ago(days=2))
+    evaluated_session(project, "s-today-late", created_at=clock.ago(seconds=10))
 
     # Today's new session shows at once; the past day's comes with the next cache refresh.
     assert reviewer_client.get(reverse("admin:index")).context["board"].total == 3
 
 
-def test_inspector_names_only_layers_the_pipeline_runs_as_missing(reviewer_client, project):
+def test_inspector_names_only_layers_the_pipeline_runs_as_missing(reviewer_client, project, monkeypatch):
     """An AIOps session without executor output gets no verifier layer by design: not "missing"."""
-    aiops = build_session(project, "s-aiops-plain", mode="aiops")
-    chat = build_session(project, "s-chat-broken")
-    type(aiops).objects.filter(pk=aiops.pk).update(
-        executor_output=None,
-        self_evaluation={
-            "rule_evaluation": aiops.self_evaluation["rule_evaluation"],
-            "aiops_rule_evaluation": aiops.self_evaluation["aiops_rule_evaluation"],
-        },
-    )
-    type(chat).objects.filter(pk=chat.pk).update(
-        self_evaluation={"rule_evaluation": chat.self_evaluation["rule_evaluation"]}
-    )
+    aiops = session_ingest_evaluated(project, aiops_payload(sessionId="s-aiops-plain"))
+
+    def verifier_crashes(*args, **kwargs):
+        raise RuntimeError("judge unavailable")
+
+    monkeypatch.setattr(pipeline, "_verifier_chain", verifier_crashes)
+    chat = session_ingest_evaluated(project, chat_payload(sessionId="s-chat-broken"))
+    assert chat.evaluation_state == "PARTIAL" and "verifier_evaluation" not in chat.self_evaluation
 
     aiops_html = reviewer_client.get(reverse("admin:diagnosis_diagnosissession_change", args=[aiops.pk])).content
     chat_html = reviewer_client.get(reverse("admin:diagnosis_diagnosissession_change", args=[chat.pk])).content

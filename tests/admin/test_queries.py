@@ -5,9 +5,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from cases.models import BadCase, Case
-from feedback.models import FeedbackEvent
-from tests.admin.conftest import build_session
+from cases.services import bad_case_update
+from tests.factories import bad_case_of, case_of, evaluated_session
 
 pytestmark = pytest.mark.django_db
 
@@ -40,19 +39,19 @@ def urls(session):
 
 
 def add_rows(project, reviewer, start: int, count: int):
+    """Rejected AIOps sessions voted not useful, each with a case and a bad case assigned to `reviewer`."""
     last = None
     for i in range(start, start + count):
-        last = build_session(
+        last = evaluated_session(
             project,
             f"s-{i:04}",
             verdict="REJECT",
             feedback="not_useful",
             mode="aiops",
-            aiops_checks=[{"check": "evidence_tools_called", "passed": False, "reason": "none"}],
+            aiops_failure="evidence_tools_succeeded",
         )
-        FeedbackEvent.objects.create(session=last, value="not_useful", client="api_key")
-        Case.objects.create(project=project, session=last, diagnosis_id=last.session_id, title=f"case {i}")
-        BadCase.objects.create(session=last, project=project, source="feedback", assignee=reviewer)
+        case_of(last)
+        bad_case_update(bad_case=bad_case_of(last), user=reviewer, assignee=reviewer)
     return last
 
 
@@ -74,7 +73,7 @@ def test_query_counts_do_not_grow_with_rows(approver_client, approver, project):
 
 
 def test_session_list_count_is_capped_by_a_limit(reviewer_client, project):
-    build_session(project, "s-1")
+    evaluated_session(project, "s-1")
     with CaptureQueriesContext(connection) as captured:
         reviewer_client.get(reverse("admin:diagnosis_diagnosissession_changelist"))
     counts = [

@@ -7,10 +7,9 @@ from django.core.management import call_command
 
 from cases.models import Case
 from cases.services import bad_case_open_for_session, bad_case_update, case_approve, case_create_from_session
-from diagnosis.models import ClaimCheck, SessionReview
 from diagnosis.serializers import SessionIngestSerializer
 from diagnosis.services.evaluation_harness import eval_case_run, eval_fixtures_load
-from tests.factories import aiops_payload, chat_payload
+from tests.factories import aiops_payload, chat_payload, review_of, session_ingest_evaluated
 from tests.feedback.helpers import make_session
 
 pytestmark = pytest.mark.django_db
@@ -18,20 +17,8 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def decisions(project, superuser):
-    approved_chat = make_session(project)
-    ClaimCheck.objects.create(
-        session=approved_chat,
-        round=1,
-        claim_id="c1",
-        text="order-service 的数据库连接池耗尽",
-        critical=True,
-        verdict="SUPPORTED",
-        judge="deterministic",
-        bindings=[{"claimId": "c1", "refId": "inv-1#1", "status": "VERIFIED"}],
-    )
-    SessionReview.objects.create(
-        session=approved_chat, reviewer=superuser, judgement="correct", verifier_was_right=True
-    )
+    approved_chat = session_ingest_evaluated(project, chat_payload())
+    review_of(approved_chat, superuser, judgement="correct", verifier_was_right=True)
     case_approve(case=case_create_from_session(session=approved_chat), user=superuser)
 
     approved_aiops = make_session(project, payload=aiops_payload())

@@ -14,19 +14,11 @@ from diagnosis.serializers import SessionIngestSerializer
 from diagnosis.services import evaluation
 from diagnosis.services.evaluation import MISSING, STALE, session_evaluate, session_evaluation_run
 from diagnosis.services.evaluation_data import session_data_from_models, session_data_from_payload
-from diagnosis.services.ingestion import session_upsert
 from diagnosis.services.merge import AIOPS_LAYER, RULE_LAYER, VERIFIER_LAYER, mirrored_columns
 from diagnosis.services.producers.pipeline import evaluate
-from tests.factories import aiops_payload, chat_payload, with_invocations
+from tests.factories import aiops_payload, chat_payload, session_ingest, with_invocations
 
 pytestmark = pytest.mark.django_db
-
-
-def ingest(project, payload) -> DiagnosisSession:
-    """Store a payload as the API would (no evaluation: on_commit callbacks do not run here)."""
-    serializer = SessionIngestSerializer(data=payload)
-    serializer.is_valid(raise_exception=True)
-    return session_upsert(project=project, data=serializer.validated_data).session
 
 
 def sized_payload(invocations: int, claims: int, session_id: str = "s-sized") -> dict:
@@ -63,7 +55,7 @@ def contradicted_payload(session_id: str = "s-reject") -> dict:
 
 
 def test_chat_session_gets_rule_and_verifier_layers_and_mirrors(project):
-    session = ingest(project, chat_payload())
+    session = session_ingest(project, chat_payload())
 
     state = session_evaluate(session_pk=session.pk)
 
@@ -80,7 +72,7 @@ def test_chat_session_gets_rule_and_verifier_layers_and_mirrors(project):
 
 
 def test_aiops_session_gets_rule_and_aiops_layers(project):
-    session = ingest(project, aiops_payload())
+    session = session_ingest(project, aiops_payload())
 
     session_evaluate(session_pk=session.pk)
 
@@ -93,7 +85,7 @@ def test_aiops_session_gets_rule_and_aiops_layers(project):
 def test_layers_that_no_longer_apply_are_removed_with_their_mirrors(project):
     # An AIOps report with structured claims gets the verifier layer too ...
     with_claims = aiops_payload(executorOutput=chat_payload()["executorOutput"])
-    session = ingest(project, with_claims)
+    session = session_ingest(project, with_claims)
     session_evaluate(session_pk=session.pk)
     session.refresh_from_db()
     assert {RULE_LAYER, VERIFIER_LAYER, AIOPS_LAYER} <= set(session.self_evaluation)
@@ -104,7 +96,7 @@ def test_layers_that_no_longer_apply_are_removed_with_their_mirrors(project):
     # ... re-posted without executor output it no longer qualifies: the stale layer goes.
     without = copy.deepcopy(with_claims)
     del without["executorOutput"]
-    ingest(project, without)
+    session_ingest(project, without)
     session_evaluate(session_pk=session.pk)
     session.refresh_from_db()
     assert set(session.self_evaluation) == {RULE_LAYER, AIOPS_LAYER}
@@ -114,7 +106,7 @@ def test_layers_that_no_longer_apply_are_removed_with_their_mirrors(project):
     assert list(ClaimCheck.objects.filter(session=session).values_list("round", "claim_id", "verdict")) == first_rows
 
     # Claims posted again later start a new round after the stored ones, never over them.
-    ingest(project, with_claims)
+    session_ingest(project, with_claims)
     session_evaluate(session_pk=session.pk)
     session.refresh_from_db()
     assert session.self_evaluation[VERIFIER_LAYER]["round"] == 2
@@ -122,12 +114,12 @@ def test_layers_that_no_longer_apply_are_removed_with_their_mirrors(project):
 
 
 def test_mode_change_swaps_the_mode_layers(project):
-    session = ingest(project, aiops_payload(sessionId="s-mode"))
+    session = session_ingest(project, aiops_payload(sessionId="s-mode"))
     session_evaluate(session_pk=session.pk)
     session.refresh_from_db()
     assert AIOPS_LAYER in session.self_evaluation and session.aiops_verdict != ""
 
-    ingest(project, chat_payload(sessionId="s-mode"))
+    session_ingest(project, chat_payload(sessionId="s-mode"))
     session_evaluate(session_pk=session.pk)
 
     session.refresh_from_db()
@@ -136,7 +128,9 @@ def test_mode_change_swaps_the_mode_layers(project):
 
 
 def test_failed_producer_keeps_an_applicable_layer_but_inapplicable_ones_go(project, monkeypatch):
-    session = ingest(project, aiops_payload(sessionId="s-mixed", executorOutput=chat_payload()["executorOutput"]))
+    session = session_ingest(
+        project, aiops_payload(sessionId="s-mixed", executorOutput=chat_payload()["executorOutput"])
+    )
     session_evaluate(session_pk=session.pk)
     before = DiagnosisSession.objects.get(pk=session.pk).self_evaluation[AIOPS_LAYER]
 
@@ -145,7 +139,7 @@ def test_failed_producer_keeps_an_applicable_layer_but_inapplicable_ones_go(proj
 
     monkeypatch.setattr("diagnosis.services.producers.pipeline.aiops_rule_evaluation", broken)
     without = aiops_payload(sessionId="s-mixed")
-    ingest(project, without)
+    session_ingest(project, without)
     assert session_evaluate(session_pk=session.pk) == "PARTIAL"
 
     session.refresh_from_db()
@@ -154,7 +148,7 @@ def test_failed_producer_keeps_an_applicable_layer_but_inapplicable_ones_go(proj
 
 
 def test_claim_checks_are_stored_with_their_checked_refs(project):
-    session = ingest(project, sized_payload(invocations=3, claims=3))
+    session = session_ingest(project, sized_payload(invocations=3, claims=3))
 
     session_evaluate(session_pk=session.pk)
 
@@ -176,7 +170,7 @@ def test_claim_checks_are_stored_with_their_checked_refs(project):
 
 
 def test_evaluating_twice_stores_the_same_result(project):
-    session = ingest(project, sized_payload(invocations=2, claims=2))
+    session = session_ingest(project, sized_payload(invocations=2, claims=2))
     session_evaluate(session_pk=session.pk)
     session.refresh_from_db()
     first_container = copy.deepcopy(session.self_evaluation)
@@ -195,10 +189,10 @@ def test_evaluating_twice_stores_the_same_result(project):
 
 def test_new_evidence_starts_a_new_round_and_keeps_the_old_rows(project):
     payload = sized_payload(invocations=1, claims=1)
-    session = ingest(project, payload)
+    session = session_ingest(project, payload)
     session_evaluate(session_pk=session.pk)
     payload["toolInvocations"][0]["retrievalDetails"]["evidenceRefs"][0]["content"] = "新日志：order-service 连接池耗尽"
-    ingest(project, payload)
+    session_ingest(project, payload)
 
     session_evaluate(session_pk=session.pk)
 
@@ -213,10 +207,10 @@ def test_new_evidence_starts_a_new_round_and_keeps_the_old_rows(project):
 
 def test_claim_dropped_by_the_agent_disappears_from_the_round(project):
     payload = sized_payload(invocations=2, claims=2)
-    session = ingest(project, payload)
+    session = session_ingest(project, payload)
     session_evaluate(session_pk=session.pk)
     payload["executorOutput"]["claims"] = payload["executorOutput"]["claims"][:1]
-    ingest(project, payload)  # same evidence: same round
+    session_ingest(project, payload)  # same evidence: same round
 
     session_evaluate(session_pk=session.pk)
 
@@ -224,7 +218,7 @@ def test_claim_dropped_by_the_agent_disappears_from_the_round(project):
 
 
 def test_verifier_reject_opens_one_bad_case_once_per_session(project):
-    session = ingest(project, contradicted_payload())
+    session = session_ingest(project, contradicted_payload())
 
     session_evaluate(session_pk=session.pk)
     session_evaluate(session_pk=session.pk)
@@ -241,7 +235,7 @@ def test_verifier_reject_opens_one_bad_case_once_per_session(project):
 
 
 def test_pass_opens_no_bad_case(project):
-    session = ingest(project, chat_payload())
+    session = session_ingest(project, chat_payload())
 
     session_evaluate(session_pk=session.pk)
 
@@ -249,7 +243,7 @@ def test_pass_opens_no_bad_case(project):
 
 
 def test_failed_producer_gives_partial_and_keeps_the_previous_layer(project, monkeypatch):
-    session = ingest(project, chat_payload())
+    session = session_ingest(project, chat_payload())
     session_evaluate(session_pk=session.pk)
     session.refresh_from_db()
     previous_verifier = session.self_evaluation[VERIFIER_LAYER]
@@ -272,7 +266,7 @@ def test_failed_producer_gives_partial_and_keeps_the_previous_layer(project, mon
 
 
 def test_running_session_is_evaluated_on_what_it_holds(project):
-    session = ingest(project, chat_payload(status="RUNNING", finishedAt=None))
+    session = session_ingest(project, chat_payload(status="RUNNING", finishedAt=None))
 
     assert session_evaluate(session_pk=session.pk) == "DONE"
 
@@ -281,7 +275,7 @@ def test_running_session_is_evaluated_on_what_it_holds(project):
 
 
 def test_session_changed_during_evaluation_is_not_overwritten(project, monkeypatch):
-    session = ingest(project, chat_payload())
+    session = session_ingest(project, chat_payload())
 
     def reingested_meanwhile(data, *, judge=None):
         DiagnosisSession.objects.filter(pk=session.pk).update(updated_at=timezone.now() + timedelta(seconds=1))
@@ -314,7 +308,7 @@ def test_ingestion_evaluates_after_commit(api, django_capture_on_commit_callback
 def test_database_and_payload_converters_agree(project):
     payload = aiops_payload()
     payload["executorOutput"] = chat_payload()["executorOutput"]
-    session = ingest(project, payload)
+    session = session_ingest(project, payload)
     serializer = SessionIngestSerializer(data=payload)
     serializer.is_valid(raise_exception=True)
 
@@ -337,7 +331,7 @@ STATEMENTS_PER_EVALUATION = 14
 
 @pytest.mark.parametrize(("invocations", "claims"), [(1, 1), (20, 1), (1, 10), (20, 10)])
 def test_statements_per_evaluation_are_constant(project, django_assert_num_queries, invocations, claims):
-    session = ingest(project, sized_payload(invocations=invocations, claims=claims))
+    session = session_ingest(project, sized_payload(invocations=invocations, claims=claims))
 
     with django_assert_num_queries(STATEMENTS_PER_EVALUATION):
         session_evaluate(session_pk=session.pk)
@@ -352,7 +346,7 @@ def test_statements_of_a_rejected_session_are_constant(project):
         payload["executorOutput"]["claims"] = payload["executorOutput"]["claims"] * 1 + [
             {**payload["executorOutput"]["claims"][0], "claimId": f"x{k}", "critical": False} for k in range(claims - 1)
         ]
-        session = ingest(project, payload)
+        session = session_ingest(project, payload)
         with CaptureQueriesContext(connection) as queries:
             session_evaluate(session_pk=session.pk)
         counts.append(len(queries))
@@ -364,7 +358,7 @@ def test_statements_of_a_rejected_session_are_constant(project):
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_evaluations_of_one_session_store_one_result(project):
-    session = ingest(project, sized_payload(invocations=3, claims=3))  # evaluated once at commit
+    session = session_ingest(project, sized_payload(invocations=3, claims=3))  # evaluated once at commit
     barrier = threading.Barrier(3)
     outcomes: list[str] = []
     errors: list[BaseException] = []

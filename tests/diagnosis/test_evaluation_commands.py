@@ -1,15 +1,14 @@
-from datetime import timedelta
 from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
 from django.test import override_settings
-from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from diagnosis.models import DiagnosisSession
-from tests.diagnosis.test_evaluation import contradicted_payload, ingest
-from tests.factories import aiops_payload, chat_payload
+from tests import clock
+from tests.diagnosis.test_evaluation import contradicted_payload
+from tests.factories import aiops_payload, chat_payload, session_ingest
 
 pytestmark = pytest.mark.django_db
 
@@ -26,12 +25,13 @@ def reevaluate(*args: str) -> tuple[str, str]:
 def sessions(project, other_project):
     """Three pending sessions of `project` (chat PASS, chat REJECT, aiops) and one of another project."""
     made = {
-        "pass": ingest(project, chat_payload(sessionId="s-pass")),
-        "reject": ingest(project, contradicted_payload(session_id="s-reject")),
-        "aiops": ingest(project, aiops_payload(sessionId="a-1")),
-        "other": ingest(other_project, chat_payload(sessionId="s-pass")),
+        "pass": session_ingest(project, chat_payload(sessionId="s-pass")),
+        "reject": session_ingest(project, contradicted_payload(session_id="s-reject")),
+        "aiops": session_ingest(
+            project, aiops_payload(sessionId="a-1", createdAt=clock.iso(clock.ago(days=30)), finishedAt=None)
+        ),
+        "other": session_ingest(other_project, chat_payload(sessionId="s-pass")),
     }
-    DiagnosisSession.objects.filter(pk=made["aiops"].pk).update(created_at=timezone.now() - timedelta(days=30))
     return made
 
 
@@ -85,7 +85,7 @@ def test_by_verdict_after_a_first_evaluation(sessions):
 
 
 def test_since_keeps_recent_sessions(sessions):
-    since = (timezone.now() - timedelta(days=1)).date().isoformat()
+    since = clock.ago(days=1).date().isoformat()
 
     out, _ = reevaluate("--since", since, "--no-progress")
 

@@ -10,8 +10,8 @@ from django_tasks_db.models import DBTaskResult, get_date_max
 from diagnosis.models import DiagnosisSession
 from diagnosis.services.evaluation import session_evaluate
 from diagnosis.services.evaluation_sweep import SweepResult, evaluation_sweep
-from tests.diagnosis.test_evaluation import ingest
-from tests.factories import aiops_payload, chat_payload
+from tests import clock
+from tests.factories import aiops_payload, chat_payload, session_ingest
 
 pytestmark = pytest.mark.django_db
 
@@ -44,14 +44,14 @@ def age(session: DiagnosisSession, **fields) -> None:
 @pytest.fixture
 def pending_session(project):
     """Ingested 20 minutes ago; its evaluation never happened (the process died)."""
-    session = ingest(project, chat_payload())
-    age(session, evaluation_requested_at=timezone.now() - timedelta(minutes=20))
+    session = session_ingest(project, chat_payload())
+    age(session, evaluation_requested_at=clock.ago(minutes=20))
     return session
 
 
 @pytest.fixture
 def done_session(project):
-    session = ingest(project, chat_payload(sessionId="s-done"))
+    session = session_ingest(project, chat_payload(sessionId="s-done"))
     session_evaluate(session_pk=session.pk)
     return session
 
@@ -122,7 +122,7 @@ def test_old_pending_session_is_enqueued_for_the_workers(pending_session, django
     task = DBTaskResult.objects.get()
     assert (task.status, task.args_kwargs["args"]) == ("READY", [pending_session.pk])
     pending_session.refresh_from_db()
-    assert pending_session.evaluation_requested_at > timezone.now() - timedelta(minutes=1)
+    assert pending_session.evaluation_requested_at > clock.ago(minutes=1)
     # The next sweep sees its task queued and does not add another.
     with django_capture_on_commit_callbacks(execute=True):
         assert sweep() == SweepResult()
@@ -140,7 +140,7 @@ def test_pending_session_with_a_queued_or_running_task_is_not_enqueued_again(pen
 
 
 def test_recent_pending_session_is_left_alone(project):
-    ingest(project, chat_payload())
+    session_ingest(project, chat_payload())
 
     assert sweep() == SweepResult()
 
@@ -150,7 +150,7 @@ def test_recent_pending_session_is_left_alone(project):
 
 def test_session_changed_after_its_evaluation_is_evaluated_again(done_session, django_capture_on_commit_callbacks):
     # evaluated_at < updated_at: the session was saved after its last evaluation.
-    age(done_session, evaluated_at=timezone.now() - timedelta(hours=1))
+    age(done_session, evaluated_at=clock.ago(hours=1))
 
     with django_capture_on_commit_callbacks(execute=True):
         assert sweep() == SweepResult(stale_requeued=1)
@@ -161,7 +161,7 @@ def test_session_changed_after_its_evaluation_is_evaluated_again(done_session, d
 
 
 def test_done_session_missing_a_layer_is_evaluated_again(project, django_capture_on_commit_callbacks):
-    session = ingest(project, aiops_payload())
+    session = session_ingest(project, aiops_payload())
     session_evaluate(session_pk=session.pk)
     session.refresh_from_db()
     layers = dict(session.self_evaluation)
@@ -187,7 +187,7 @@ def test_done_session_missing_a_layer_is_evaluated_again(project, django_capture
 def test_done_session_missing_any_applicable_layer_is_evaluated_again(
     project, django_capture_on_commit_callbacks, payload, layer
 ):
-    session = ingest(project, payload)
+    session = session_ingest(project, payload)
     session_evaluate(session_pk=session.pk)
     session.refresh_from_db()
     layers = dict(session.self_evaluation)
@@ -211,7 +211,7 @@ def test_done_session_missing_any_applicable_layer_is_evaluated_again(
 def test_done_session_with_a_layer_that_no_longer_applies_is_evaluated_again(
     project, django_capture_on_commit_callbacks, payload, leftover
 ):
-    session = ingest(project, payload)
+    session = session_ingest(project, payload)
     session_evaluate(session_pk=session.pk)
     session.refresh_from_db()
     age(session, self_evaluation={**session.self_evaluation, leftover: {"verdict": "FAIL"}})
@@ -225,8 +225,8 @@ def test_done_session_with_a_layer_that_no_longer_applies_is_evaluated_again(
 
 
 def test_evaluated_and_failed_sessions_are_left_alone(done_session, project):
-    failed = ingest(project, chat_payload(sessionId="s-failed"))
-    age(failed, evaluation_state="FAILED", evaluation_requested_at=timezone.now() - timedelta(days=1))
+    failed = session_ingest(project, chat_payload(sessionId="s-failed"))
+    age(failed, evaluation_state="FAILED", evaluation_requested_at=clock.ago(days=1))
 
     assert sweep() == SweepResult()
 

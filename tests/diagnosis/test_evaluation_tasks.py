@@ -16,8 +16,7 @@ from diagnosis.services.evaluation import (
 )
 from diagnosis.services.merge import RULE_LAYER, VERIFIER_LAYER
 from diagnosis.tasks import evaluate_session
-from tests.diagnosis.test_evaluation import ingest
-from tests.factories import chat_payload
+from tests.factories import chat_payload, session_ingest
 
 pytestmark = pytest.mark.django_db
 
@@ -41,14 +40,14 @@ class Flaky:
 
 @pytest.fixture
 def evaluated_session(project):
-    session = ingest(project, chat_payload())
+    session = session_ingest(project, chat_payload())
     session_evaluate(session_pk=session.pk)
     session.refresh_from_db()
     return session
 
 
 def test_task_runs_the_evaluation(project):
-    session = ingest(project, chat_payload())
+    session = session_ingest(project, chat_payload())
 
     result = evaluate_session.enqueue(session.pk)
 

@@ -1,12 +1,16 @@
 import json
+from datetime import datetime, timedelta
 
 import pytest
+from django.conf import settings
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from diagnosis.models import DiagnosisSession, DiagnosisStep, EvidenceRef, ProjectAPIKey, ToolInvocation
+from diagnosis.services.evaluation import session_evaluation_record_failure
 from diagnosis.services.ingestion import sha256_text
-from tests.factories import aiops_payload, chat_payload, with_invocations
+from tests import clock
+from tests.factories import aiops_payload, chat_payload, evaluated_session, session_ingest, with_invocations
 
 pytestmark = pytest.mark.django_db
 
@@ -107,7 +111,7 @@ def test_legacy_self_evaluation_is_migrated_into_layers(api):
         (lambda p: p.pop("query"), "query"),
         (lambda p: p.update(query=123), "query"),
         (lambda p: p.update(createdAt="yesterday"), "createdAt"),
-        (lambda p: p.update(finishedAt="2026-11-29T07:00:00Z"), "finishedAt"),
+        (lambda p: p.update(finishedAt=clock.iso(clock.ago(days=1))), "finishedAt"),  # before createdAt
         (lambda p: p.update(steps="plan"), "steps"),
         (lambda p: p.update(steps=[{"index": -1, "name": "x", "status": "SUCCEEDED"}]), "steps.0.index"),
         (lambda p: p["toolInvocations"][0].update(status="OK"), "toolInvocations.0.status"),
@@ -232,14 +236,15 @@ def test_list_filters(api):
     assert ids("?mode=aiops") == {"aiops-ok"}
     assert ids("?status=FAILED") == {"chat-failed"}
     assert ids("?feedback=none") == {"chat-ok", "aiops-ok", "chat-failed"}
-    assert ids("?createdAfter=2026-11-29T08:30:00Z") == {"aiops-ok"}
+    # chat payloads start 4 h before now, AIOps payloads 3 h before.
+    assert ids(f"?createdAfter={clock.iso(clock.ago(hours=3, minutes=30))}") == {"aiops-ok"}
     assert api.get(URL + "?mode=batch").status_code == 400
     assert api.get(URL + "?evidenceScoreMin=abc").status_code == 400
 
 
 def test_list_is_cursor_paginated(api):
     for i in range(5):
-        post(api, chat_payload(sessionId=f"s-{i}", createdAt=f"2026-11-29T08:0{i}:00Z", finishedAt=None))
+        post(api, chat_payload(sessionId=f"s-{i}", createdAt=clock.iso(clock.ago(minutes=10 - i)), finishedAt=None))
 
     first = api.get(URL + "?pageSize=2").json()
     second = api.get(first["next"]).json()
@@ -317,18 +322,30 @@ def test_unsupported_methods_are_405_and_change_nothing(api, method, path):
     assert DiagnosisSession.objects.get().answer == chat_payload()["answer"]
 
 
-def test_list_filters_on_the_evaluation_columns(api, staff_api, other_api):
-    for sid in ("pass", "reject", "aiops-fail", "pending"):
-        post(api, chat_payload(sessionId=sid, createdAt=f"2026-11-{10 + len(sid)}T08:00:00Z"))
+def day(n: int) -> datetime:
+    """Noon of day n of a 30-day window that ends with the test clock's today."""
+    return clock.ago(days=30 - n)
+
+
+def test_list_filters_on_the_evaluation_columns(api, project, staff_api, other_api):
+    # Evidence scores by the rule table: L0 hit 65, L1 hit 50, no hit 20.
+    evaluated_session(project, "pass", created_at=day(14))
+    evaluated_session(
+        project, "reject", verdict="REJECT", excerpt="错误率升至 99%", match_level="NONE", created_at=day(16)
+    )
+    evaluated_session(
+        project,
+        "aiops-fail",
+        mode="aiops",
+        aiops_failure="unrelated_alerts_not_main_object",
+        match_level="L1",
+        created_at=day(20),
+    )
+    post(api, chat_payload(sessionId="pending", createdAt=clock.iso(day(17))))
+    failed = session_ingest(project, chat_payload(sessionId="failed", createdAt=clock.iso(day(21))))
+    for _attempt in range(settings.SELFEVAL_EVALUATION_MAX_ATTEMPTS):
+        session_evaluation_record_failure(session_pk=failed.pk, error="RuntimeError: judge unavailable")
     post(other_api, chat_payload(sessionId="elsewhere"))
-    sessions = DiagnosisSession.objects
-    sessions.filter(session_id="pass").update(
-        verifier_verdict="PASS", evidence_score=65, evaluation_state="DONE", failure_attribution="NONE"
-    )
-    sessions.filter(session_id="reject").update(
-        verifier_verdict="REJECT", evidence_score=20, evaluation_state="DONE", failure_attribution="CITATION_FAILURE"
-    )
-    sessions.filter(session_id="aiops-fail").update(aiops_verdict="FAIL", evidence_score=0, evaluation_state="FAILED")
 
     def ids(client, query):
         response = client.get(URL + query)
@@ -337,15 +354,17 @@ def test_list_filters_on_the_evaluation_columns(api, staff_api, other_api):
 
     assert ids(api, "?verifierVerdict=REJECT") == {"reject"}
     assert ids(api, "?aiopsVerdict=FAIL") == {"aiops-fail"}
-    assert ids(api, "?evidenceScoreMin=20") == {"pass", "reject"}
-    assert ids(api, "?evidenceScoreMax=20") == {"reject", "aiops-fail"}
+    assert ids(api, "?evidenceScoreMin=50") == {"pass", "aiops-fail"}
+    assert ids(api, "?evidenceScoreMax=50") == {"reject", "aiops-fail"}
     assert ids(api, "?evidenceScoreMin=10&evidenceScoreMax=30") == {"reject"}
-    assert ids(api, "?evaluationState=FAILED") == {"aiops-fail"}
+    assert ids(api, "?evaluationState=FAILED") == {"failed"}
     assert ids(api, "?evaluationState=PENDING") == {"pending"}
-    assert ids(api, "?failureAttribution=CITATION_FAILURE") == {"reject"}
-    # createdAt days: pass 14, reject 16, aiops-fail 20, pending 17
-    assert ids(api, "?createdBefore=2026-11-17T00:00:00Z") == {"pass", "reject"}
-    assert ids(api, "?createdAfter=2026-11-16T00:00:00Z&createdBefore=2026-11-18T00:00:00Z") == {"reject", "pending"}
+    assert ids(api, "?failureAttribution=RETRIEVAL_MISS") == {"reject"}
+    assert ids(api, "?failureAttribution=UNSUPPORTED_REASONING") == {"aiops-fail"}
+    # createdAt days (counted back from now, at noon): pass 14, reject 16, aiops-fail 20, pending 17
+    assert ids(api, f"?createdBefore={clock.iso(day(17) - timedelta(hours=12))}") == {"pass", "reject"}
+    between = f"?createdAfter={clock.iso(day(16) - timedelta(hours=12))}&createdBefore={clock.iso(day(18) - timedelta(hours=12))}"
+    assert ids(api, between) == {"reject", "pending"}
     assert ids(staff_api, "?project=acme-aiops") == {"elsewhere"}
     for bad in ("?verifierVerdict=MAYBE", "?aiopsVerdict=OK", "?evaluationState=x", "?createdBefore=yesterday"):
         response = api.get(URL + bad)

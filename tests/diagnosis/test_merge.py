@@ -270,11 +270,10 @@ def test_real_producers_merging_concurrently_keep_every_layer(project):
     from diagnosis.services.producers.aiops import aiops_rule_evaluation
     from diagnosis.services.producers.pipeline import evaluate
     from diagnosis.services.producers.rules import rule_evaluation
-    from tests.diagnosis.test_evaluation import ingest
-    from tests.factories import aiops_payload
+    from tests.factories import aiops_payload, session_ingest
 
     # An AIOps report with structured claims qualifies for all three layers.
-    stored = ingest(project, aiops_payload(executorOutput=chat_payload()["executorOutput"]))
+    stored = session_ingest(project, aiops_payload(executorOutput=chat_payload()["executorOutput"]))
     data = session_data_from_models(
         session=DiagnosisSession.objects.get(pk=stored.pk),
         invocations=list(ToolInvocation.objects.filter(session=stored)),

@@ -4,16 +4,12 @@ import json
 from typing import Any
 
 from diagnosis.models import DiagnosisSession, Project
-from diagnosis.serializers import SessionIngestSerializer
-from diagnosis.services.ingestion import session_upsert
-from tests.factories import chat_payload
+from tests.factories import chat_payload, session_ingest
 
 
 def make_session(project: Project, payload: dict[str, Any] | None = None, **overrides: Any) -> DiagnosisSession:
-    """Store a session the way ingestion does (validated payload, session_upsert)."""
-    serializer = SessionIngestSerializer(data=payload or chat_payload(**overrides))
-    serializer.is_valid(raise_exception=True)
-    return session_upsert(project=project, data=serializer.validated_data).session
+    """Store a session the way ingestion does: a given payload, or the chat payload with `overrides`."""
+    return session_ingest(project, payload or chat_payload(**overrides))
 
 
 def post_json(client, url: str, body: Any, **extra: Any):

@@ -43,7 +43,8 @@ def test_repeated_useful_is_one_statement_with_the_same_outcome(
     assert response.json() == {"success": True, "message": "反馈已记录", "caseId": case_id}
     session.refresh_from_db()
     assert (session.feedback, session.status) == ("useful", "SUCCEEDED")
-    latest = FeedbackEvent.objects.filter(session=session).order_by("-created_at", "-id").first()
+    # The newest row (ids follow the row lock); created_at is the database's clock here, not the test's.
+    latest = FeedbackEvent.objects.filter(session=session).order_by("-id").first()
     assert (latest.value, latest.comment, latest.reviewer, latest.client) == ("useful", "准", "ops-li", "api_key")
     assert latest.api_key.project_id == project.pk and latest.user_id is None and latest.end_user_id == ""
     assert FeedbackEvent.objects.filter(session=session).count() == 4
@@ -120,7 +121,7 @@ def test_concurrent_fast_path_votes_each_leave_an_event_and_one_case(client_for,
     assert statuses == [200] * 24
     assert FeedbackEvent.objects.count() == 25
     assert [str(pk) for pk in Case.objects.values_list("pk", flat=True)] == [case_id]
-    # the session's feedback is the value of its latest event
-    latest = FeedbackEvent.objects.filter(session=session).order_by("-created_at", "-id").first()
+    # the session's feedback is the value of its latest event, in the order the row lock let them in
+    latest = FeedbackEvent.objects.filter(session=session).order_by("-id").first()
     session.refresh_from_db()
     assert session.feedback == latest.value

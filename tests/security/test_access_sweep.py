@@ -14,7 +14,8 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from feedback.tokens import feedback_token_issue
 from selfeval_site.api.authentication import API_KEY_KEYWORD
-from tests.admin.conftest import build_session, logged_in
+from tests.admin.conftest import logged_in
+from tests.factories import evaluated_session
 
 pytestmark = pytest.mark.django_db
 
@@ -95,7 +96,7 @@ def test_every_api_route_refuses_anonymous_and_non_staff_callers(outsider, path,
 
 @pytest.mark.parametrize("path", API_ROUTES)
 def test_a_feedback_token_opens_no_other_endpoint(project, path):
-    session = build_session(project, "s-token")
+    session = evaluated_session(project, "s-token")
     token = feedback_token_issue(session=session, end_user_id="u-1").token
     client = Client(HTTP_AUTHORIZATION=f"Feedback-Token {token}")
     if path == "/api/feedback":
@@ -116,7 +117,7 @@ def test_a_key_passed_in_the_query_string_is_ignored(api_key):
 
 @pytest.mark.parametrize("path", sorted(PUBLIC_PATHS))
 def test_the_public_paths_expose_no_project_data(project, path):
-    build_session(project, "secret-session-id")
+    evaluated_session(project, "secret-session-id")
     response = Client().get("/" + path)
 
     assert response.status_code == 200

@@ -4,8 +4,7 @@ import pytest
 from django.contrib.auth.models import Group, Permission
 from rest_framework.test import APIClient
 
-from tests.admin.conftest import build_session
-from tests.factories import UserFactory
+from tests.factories import UserFactory, evaluated_session
 
 pytestmark = pytest.mark.django_db
 
@@ -18,7 +17,7 @@ def _client(user) -> APIClient:
 
 @pytest.fixture
 def stored(project):
-    return build_session(project, "s-private")
+    return evaluated_session(project, "s-private")
 
 
 def test_staff_without_session_permission_sees_no_session(stored):
@@ -37,7 +36,7 @@ def test_staff_without_session_permission_sees_no_session(stored):
 
 
 def test_reviewer_role_still_reads_every_project(stored, other_project):
-    build_session(other_project, "s-elsewhere")
+    evaluated_session(other_project, "s-elsewhere")
     reviewer = UserFactory(username="bob")
     reviewer.groups.add(Group.objects.get(name="Reviewer"))
     client = _client(reviewer)

@@ -1,60 +1,29 @@
 """GET /api/trace/<sessionId>: the seed's trace, structured layers, three views, fixed query count."""
 
+import copy
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from cases.services import bad_case_open_for_session, case_create_from_session
 from diagnosis.models import ClaimCheck
-from diagnosis.services.merge import self_evaluation_merge
 from feedback.services import feedback_submit
-from tests.factories import aiops_payload, chat_payload, with_invocations
+from tests.factories import aiops_payload, chat_payload, diagnosis_payload, session_ingest_evaluated, with_invocations
 from tests.feedback.helpers import make_session
 
 pytestmark = pytest.mark.django_db
 
 URL = "/api/trace/s-20261129-0001"
 
-RULE = {
-    "evidence_score": 65,
-    "source": "rule",
-    "factors": [{"rule": "has_successful_tool_call", "delta": 30}, {"rule": "l0_exact_match", "delta": 35}],
-}
-BINDING = {"claimId": "c1", "refId": "inv-1#1", "excerpt": "连接池耗尽", "status": "VERIFIED", "reason": "found"}
-VERIFIER = {
-    "verdict": "PASS",
-    "groundedness_score": 1.0,
-    "critical_fact_count": 1,
-    "claim_checks": [{"claim_id": "c1", "verdict": "SUPPORTED"}],
-    "facts_checked": [{"claim_id": "c1", "fact": "连接池耗尽", "found": True}],
-    "rationale": "all critical claims supported",
-    "round": 1,
-    "traceability_version": "v1",
-    "executor_output_parse_status": {"status": "VALID"},
-    "executor_structured_output": {},
-    "gatekeeper_result": {"bindings": [BINDING], "summary": {"total": 1, "VERIFIED": 1, "passed": True}},
-    "composer_output": {"status": "COMPOSED"},
-    "tool_trace_summary": [{"invocationId": "inv-1"}],
-}
 
-
-def evaluated(session):
-    self_evaluation_merge(session_pk=session.pk, layers={"rule_evaluation": RULE, "verifier_evaluation": VERIFIER})
-    for round_number, verdict in ((1, "UNSUPPORTED"), (2, "SUPPORTED")):
-        ClaimCheck.objects.create(
-            session=session,
-            round=round_number,
-            claim_id="c1",
-            text="order-service 的数据库连接池耗尽",
-            critical=True,
-            verdict=verdict,
-            judge="deterministic",
-            facts=[{"fact": "连接池耗尽", "found": True}],
-            bindings=[BINDING],
-            service="order-service",
-        )
-    session.refresh_from_db()
-    return session
+def evaluated(project, payload=None):
+    """A session judged in two rounds: UNSUPPORTED on its first evidence, SUPPORTED on the re-posted one."""
+    payload = payload or chat_payload()
+    first = copy.deepcopy(payload)
+    first["toolInvocations"][0]["retrievalDetails"]["evidenceRefs"][0]["content"] = "连接池耗尽告警已触发，原因待查。"
+    session_ingest_evaluated(project, first)
+    return session_ingest_evaluated(project, payload)
 
 
 def test_trace_of_a_fresh_session(api, project):
@@ -74,21 +43,25 @@ def test_trace_of_a_fresh_session(api, project):
 
 
 def test_trace_structures_layers_and_views(api, project):
-    session = evaluated(make_session(project))
+    session = evaluated(project)
     feedback_submit(session=session, value="not_useful", client="api_key", comment="wrong pool")
     feedback_submit(session=session, value="useful", client="api_key")
+    stored = session.self_evaluation["verifier_evaluation"]
 
     body = api.get(URL).json()
 
     layers = body["selfEvaluation"]
-    assert layers["ruleEvaluation"]["factors"][1] == {"rule": "l0_exact_match", "delta": 35}
+    assert [f["rule"] for f in layers["ruleEvaluation"]["factors"]] == ["has_successful_tool_call", "l0_exact_match"]
+    assert layers["ruleEvaluation"]["factors"][1]["delta"] == 35
     verifier = layers["verifierEvaluation"]
-    assert (verifier["verdict"], verifier["round"], verifier["groundednessScore"]) == ("PASS", 1, 1.0)
+    assert (verifier["verdict"], verifier["round"], verifier["groundednessScore"]) == ("PASS", 2, 1.0)
     # Claim checks come from the latest round's rows, with facts and bindings.
+    assert ClaimCheck.objects.filter(session=session).count() == 2
     assert [(c["claimId"], c["verdict"]) for c in verifier["claimChecks"]] == [("c1", "SUPPORTED")]
-    assert verifier["claimChecks"][0]["facts"] == [{"fact": "连接池耗尽", "found": True}]
-    assert verifier["gatekeeperBindings"] == [BINDING]
-    assert verifier["factsChecked"][0]["fact"] == "连接池耗尽"
+    assert verifier["claimChecks"][0]["facts"] == stored["facts_checked"]
+    assert [fact["text"] for fact in verifier["factsChecked"]] == ["order-service"]
+    assert verifier["gatekeeperBindings"] == stored["gatekeeper_result"]["bindings"]
+    assert [b["status"] for b in verifier["gatekeeperBindings"]] == ["VERIFIED"]
     assert layers["raw"]["rule_evaluation"]["evidence_score"] == 65
     assert body["hasVerifierEvaluation"] is True and body["hasFeedback"] is True
     views = body["views"]
@@ -106,18 +79,27 @@ def test_trace_structures_layers_and_views(api, project):
 
 
 def test_trace_of_aiops_session_shows_checks(api, project):
-    session = make_session(project, payload=aiops_payload())
-    checks = [{"name": "has_final_report", "passed": True}, {"name": "evidence_tools_called", "passed": False}]
-    self_evaluation_merge(
-        session_pk=session.pk, layers={"aiops_rule_evaluation": {"verdict": "WARN", "checks": checks}}
+    session = session_ingest_evaluated(
+        project, diagnosis_payload("a-1", mode="aiops", aiops_failure="evidence_tools_succeeded")
     )
+    stored = session.self_evaluation["aiops_rule_evaluation"]
+
+    body = api.get("/api/trace/a-1").json()
+
+    assert body["hasAiOpsRuleEvaluation"] is True
+    assert body["selfEvaluation"]["aiopsRuleEvaluation"] == {"verdict": "FAIL", "checks": stored["checks"]}
+    assert body["views"]["evidence"]["aiops"] == {"verdict": "FAIL", "failedChecks": stored["failed_checks"]}
+    assert "evidence_tools_succeeded" in body["views"]["evidence"]["aiops"]["failedChecks"]
+
+
+def test_trace_of_aiops_session_counts_failed_calls(api, project):
+    session_ingest_evaluated(project, aiops_payload())  # its metrics call failed
 
     body = api.get("/api/trace/a-20261129-0001").json()
 
-    assert body["hasAiOpsRuleEvaluation"] is True and body["hasVerifierEvaluation"] is False
-    assert body["selfEvaluation"]["aiopsRuleEvaluation"] == {"verdict": "WARN", "checks": checks}
-    assert body["views"]["evidence"]["aiops"] == {"verdict": "WARN", "failedChecks": ["evidence_tools_called"]}
+    assert body["hasVerifierEvaluation"] is False  # no executor output
     assert body["views"]["execution"]["failedInvocationCount"] == 1
+    assert body["views"]["evidence"]["aiops"]["verdict"] == "WARN"
 
 
 def test_legacy_root_keys_show_in_their_layers(api, project):
@@ -145,7 +127,7 @@ def _count_queries(api) -> int:
 
 
 def test_query_count_is_fixed_and_independent_of_invocations(api, project, django_assert_num_queries):
-    session = evaluated(make_session(project, payload=with_invocations(chat_payload(), 2)))
+    session = evaluated(project, with_invocations(chat_payload(), 2))
     case_create_from_session(session=session)
     bad_case_open_for_session(session=session, source="verifier")
     feedback_submit(session=session, value="useful", client="api_key")
