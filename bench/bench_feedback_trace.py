@@ -133,11 +133,10 @@ def query_counts(database: str) -> None:
     import django
 
     django.setup()
+    from diagnosis.services.projects import project_api_key_create
     from django.db import connection
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
-
-    from diagnosis.services.projects import project_api_key_create
 
     key = project_api_key_create(project_slug="bench", key_name="count").key
     client = Client(HTTP_AUTHORIZATION=f"Api-Key {key}", HTTP_HOST="localhost")

@@ -65,13 +65,13 @@ def statement_counts(database: str) -> None:
     import django
 
     django.setup()
+    from diagnosis.services.projects import project_api_key_create
     from django.db import connection
     from django.test import Client
 
     from diagnosis.models import Project
     from diagnosis.serializers import SessionIngestSerializer
     from diagnosis.services.ingestion import session_upsert
-    from diagnosis.services.projects import project_api_key_create
 
     statements: list[str] = []
 

@@ -15,7 +15,8 @@ from cases import services as case_services
 from cases.models import BadCase, BadCaseStatus, Case, CaseRevision
 from diagnosis.admin import HEAVY_SESSION_FIELDS, verdict_badge
 from diagnosis.models import DiagnosisSession
-from selfeval_site.admin_paging import CappedCountPaginator
+from selfeval_site.adminkit.mixins import TenantAdminMixin
+from selfeval_site.adminkit.paging import CappedCountPaginator
 
 BOTH_LOCATIONS = [ActionLocation.CHANGE_LIST, ActionLocation.CHANGE_FORM]
 
@@ -78,7 +79,7 @@ class CaseRevisionInline(admin.TabularInline):
 
 
 @admin.register(Case)
-class CaseAdmin(admin.ModelAdmin):
+class CaseAdmin(TenantAdminMixin, admin.ModelAdmin):
     list_display = [
         "title",
         "status_display",
@@ -232,7 +233,7 @@ class AssignForm(forms.Form):
 
 
 @admin.register(BadCase)
-class BadCaseAdmin(admin.ModelAdmin):
+class BadCaseAdmin(TenantAdminMixin, admin.ModelAdmin):
     list_display = [
         "id",
         "session_display",

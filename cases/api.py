@@ -7,7 +7,7 @@ from rest_framework.pagination import CursorPagination
 from cases import selectors
 from cases.models import CaseStatus, FaultCategory
 from cases.serializers import CaseSerializer
-from selfeval_site.api.authentication import AccessScope
+from selfeval_site.api.authentication import access_from_request
 from selfeval_site.api.fields import StrictCharField
 from selfeval_site.api.permissions import IsProjectClientOrStaffWithCaseView
 from selfeval_site.api.schema import ERROR_RESPONSES
@@ -53,14 +53,14 @@ class CaseViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
     permission_classes = [IsProjectClientOrStaffWithCaseView]
 
     def get_queryset(self):
-        scope = AccessScope.from_request(self.request)
+        access = access_from_request(self.request, staff_permission="cases.view_case")
         if self.action != "list":
-            return selectors.case_list(scope=scope)
+            return selectors.case_list(access=access)
         criteria = CaseSearchSerializer(data=self.request.query_params)
         criteria.is_valid(raise_exception=True)
         data = criteria.validated_data
         return selectors.case_search(
-            scope=scope,
+            access=access,
             text=data["q"],
             fault_category=data["faultCategory"],
             service=data["service"],

@@ -7,7 +7,9 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from diagnosis.models import DiagnosisSession, Project
+from diagnosis.models import DiagnosisSession
+from selfeval_site.tenancy.access import TenantQuerySet
+from selfeval_site.tenancy.models import Project
 
 
 class FaultCategory(models.TextChoices):
@@ -81,6 +83,8 @@ class Case(models.Model):
     review_note = models.TextField(blank=True, verbose_name=_("review note"))
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
     updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
+
+    objects = TenantQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at"]
@@ -188,6 +192,8 @@ class BadCase(models.Model):
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
     updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
     closed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("closed at"))
+
+    objects = TenantQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at"]

@@ -3,17 +3,16 @@
 from django.db.models import Q, QuerySet
 
 from cases.models import BadCase, Case, CaseStatus
-from selfeval_site.api.authentication import AccessScope
+from selfeval_site.tenancy.access import Access
 
 
-def case_list(*, scope: AccessScope) -> QuerySet[Case]:
-    cases = Case.objects.select_related("project", "reviewed_by")
-    return cases if scope.all_projects else cases.filter(project_id=scope.project_id)
+def case_list(*, access: Access) -> QuerySet[Case]:
+    return Case.objects.visible_to(access).select_related("project", "reviewed_by")
 
 
 def case_search(
     *,
-    scope: AccessScope,
+    access: Access,
     text: str = "",
     fault_category: str = "",
     service: str = "",
@@ -25,7 +24,7 @@ def case_search(
     Category, service and error code are exact (case-insensitive for codes and services), each
     backed by an index ending in created_at.
     """
-    cases = case_list(scope=scope)
+    cases = case_list(access=access)
     if text:
         cases = cases.filter(
             Q(title__icontains=text)

@@ -27,15 +27,15 @@ from diagnosis.models import (
     ClaimCheck,
     DiagnosisSession,
     EvaluationState,
-    Project,
     SessionReview,
     VerifierVerdict,
 )
 from diagnosis.services import evaluation
 from diagnosis.services.reviews import session_mark_reviewed
 from feedback.models import FeedbackEvent
-from selfeval_site.admin_mixins import ReadOnlyAdminMixin, session_inspector_link
-from selfeval_site.admin_paging import CappedCountPaginator, capped_count
+from selfeval_site.adminkit.mixins import ReadOnlyAdminMixin, TenantAdminMixin, session_inspector_link
+from selfeval_site.adminkit.paging import CappedCountPaginator, capped_count
+from selfeval_site.tenancy.models import Project
 
 # Columns the lists never show; leaving them out keeps a page of sessions a few kilobytes.
 HEAVY_SESSION_FIELDS = ("answer", "alert", "active_alerts", "executor_output", "self_evaluation", "evaluation_error")
@@ -46,12 +46,6 @@ def verdict_badge(value: str, label: str) -> str:
     if not value:
         return format_html('<span class="se-badge se-badge-none">{}</span>', "—")
     return format_html('<span class="se-badge se-badge-{}">{}</span>', value.lower(), label)
-
-
-@admin.register(Project)
-class ProjectAdmin(admin.ModelAdmin):
-    list_display = ["slug", "name", "created_at"]
-    search_fields = ["slug", "name"]
 
 
 class AiOpsFailedCheckFilter(admin.SimpleListFilter):
@@ -126,7 +120,7 @@ class LanguageFilter(FixedChoicesFilter):
 
 
 @admin.register(DiagnosisSession)
-class DiagnosisSessionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+class DiagnosisSessionAdmin(TenantAdminMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = [
         "session_id",
         "project",
@@ -267,7 +261,11 @@ class DiagnosisSessionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     def get_object(self, request, object_id, from_field=None):
         # The inspector needs every column; the list's deferral does not apply here.
         try:
-            return DiagnosisSession.objects.select_related("project").get(pk=int(object_id))
+            return (
+                DiagnosisSession.objects.visible_to(self.access(request))
+                .select_related("project")
+                .get(pk=int(object_id))
+            )
         except (ValueError, DiagnosisSession.DoesNotExist):
             return None
 
@@ -359,7 +357,8 @@ class DiagnosisSessionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
     def triage_queryset(self, request, filters: dict):
         queryset = (
-            DiagnosisSession.objects.filter(needs_review=True)
+            DiagnosisSession.objects.visible_to(self.access(request))
+            .filter(needs_review=True)
             .select_related("project")
             .defer(*HEAVY_SESSION_FIELDS)
             .order_by("created_at", "id")
@@ -492,7 +491,7 @@ class DiagnosisSessionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(SessionReview)
-class SessionReviewAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+class SessionReviewAdmin(TenantAdminMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = ["session", "judgement", "verifier_was_right", "verifier_verdict", "reviewer", "created_at"]
     list_filter = ["judgement", "verifier_was_right", "verifier_verdict"]
     list_select_related = ["session", "reviewer"]
@@ -503,7 +502,7 @@ class SessionReviewAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(ClaimCheck)
-class ClaimCheckAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+class ClaimCheckAdmin(TenantAdminMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
     """Claims across sessions, e.g. every CONTRADICTED claim about one service."""
 
     list_display = ["claim_id", "session_link", "verdict", "critical", "service", "judge", "round", "created_at"]

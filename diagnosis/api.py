@@ -10,7 +10,7 @@ from diagnosis import selectors
 from diagnosis.filters import SessionFilter
 from diagnosis.serializers import SessionDetailSerializer, SessionIngestSerializer, SessionSummarySerializer
 from diagnosis.services.ingestion import session_upsert
-from selfeval_site.api.authentication import AccessScope
+from selfeval_site.api.authentication import access_from_request
 from selfeval_site.api.permissions import IsProjectClient, IsProjectClientOrStaff
 from selfeval_site.api.schema import ERROR_RESPONSES
 
@@ -51,11 +51,11 @@ class SessionViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
         return [IsProjectClientOrStaff()]
 
     def get_queryset(self):
-        return selectors.session_list(scope=AccessScope.from_request(self.request))
+        return selectors.session_list(access=access_from_request(self.request))
 
     def retrieve(self, request: Request, session_id: str) -> Response:
         session = selectors.session_with_children(
-            scope=AccessScope.from_request(request),
+            access=access_from_request(request),
             session_id=session_id,
             project_slug=request.query_params.get("project"),
         )

@@ -7,7 +7,7 @@ from rest_framework.views import APIView
 
 from diagnosis.selectors_trace import trace_get
 from diagnosis.serializers_trace import TraceSerializer
-from selfeval_site.api.authentication import AccessScope
+from selfeval_site.api.authentication import access_from_request
 from selfeval_site.api.schema import ERROR_RESPONSES
 
 
@@ -32,7 +32,7 @@ class TraceView(APIView):
     )
     def get(self, request: Request, session_id: str) -> Response:
         trace = trace_get(
-            scope=AccessScope.from_request(request),
+            access=access_from_request(request),
             session_id=session_id,
             project_slug=request.query_params.get("project"),
         )

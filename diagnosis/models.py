@@ -10,41 +10,11 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
-from rest_framework_api_key.models import AbstractAPIKey, BaseAPIKeyManager
+
+from selfeval_site.tenancy.access import TenantQuerySet
+from selfeval_site.tenancy.models import Project
 
 NO_EVIDENCE_REF = "$.no_evidence"
-
-
-class Project(models.Model):
-    slug = models.SlugField(max_length=64, unique=True, verbose_name=_("slug"))
-    name = models.CharField(max_length=200, verbose_name=_("name"))
-    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
-
-    class Meta:
-        ordering = ["slug"]
-        verbose_name = _("project")
-        verbose_name_plural = _("projects")
-
-    def __str__(self) -> str:
-        return self.name or self.slug
-
-
-class ProjectAPIKeyManager(BaseAPIKeyManager):
-    def get_usable_keys(self) -> models.QuerySet:
-        # The project comes along: every authenticated request needs it.
-        return super().get_usable_keys().select_related("project")
-
-
-class ProjectAPIKey(AbstractAPIKey):
-    """A machine client's key; only its hash is stored (djangorestframework-api-key)."""
-
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="api_keys")
-
-    objects = ProjectAPIKeyManager()
-
-    class Meta(AbstractAPIKey.Meta):
-        verbose_name = _("project API key")
-        verbose_name_plural = _("project API keys")
 
 
 class SessionMode(models.TextChoices):
@@ -88,14 +58,6 @@ class FailureAttribution(models.TextChoices):
     TOOL_ERROR = "TOOL_ERROR", _("Tool error")
     CITATION_FAILURE = "CITATION_FAILURE", _("Citation failure (gatekeeper)")
     UNSUPPORTED_REASONING = "UNSUPPORTED_REASONING", _("Unsupported reasoning (verifier)")
-
-
-class DiagnosisSessionQuerySet(models.QuerySet):
-    def visible_in(self, scope) -> "DiagnosisSessionQuerySet":
-        """Restrict to what an `AccessScope` may see; the one place project scoping lives."""
-        if scope.all_projects:
-            return self
-        return self.filter(project_id=scope.project_id)
 
 
 class DiagnosisSession(models.Model):
@@ -170,7 +132,7 @@ class DiagnosisSession(models.Model):
         verbose_name=_("needs review"),
     )
 
-    objects = DiagnosisSessionQuerySet.as_manager()
+    objects = TenantQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -350,6 +312,8 @@ class ClaimCheck(models.Model):
     checked_refs = models.ManyToManyField(EvidenceRef, through="ClaimCheckRef", blank=True, related_name="claim_checks")
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
+    objects = TenantQuerySet.through("session__project_id").as_manager()
+
     class Meta:
         verbose_name = _("claim check")
         verbose_name_plural = _("claim checks")
@@ -404,6 +368,8 @@ class SessionReview(models.Model):
     )
     notes = models.TextField(blank=True, verbose_name=_("notes"))
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+
+    objects = TenantQuerySet.through("session__project_id").as_manager()
 
     class Meta:
         verbose_name = _("session review")

@@ -4,12 +4,12 @@ from django.db.models import Prefetch, QuerySet
 from django.http import Http404
 
 from diagnosis.models import DiagnosisSession, EvidenceRef, ToolInvocation
-from selfeval_site.api.authentication import AccessScope
+from selfeval_site.tenancy.access import Access
 
 
-def session_list(*, scope: AccessScope) -> QuerySet[DiagnosisSession]:
+def session_list(*, access: Access) -> QuerySet[DiagnosisSession]:
     return (
-        DiagnosisSession.objects.visible_in(scope)
+        DiagnosisSession.objects.visible_to(access)
         .select_related("project")
         .defer("answer", "alert", "active_alerts", "executor_output", "self_evaluation")
     )
@@ -17,7 +17,7 @@ def session_list(*, scope: AccessScope) -> QuerySet[DiagnosisSession]:
 
 def session_get(
     *,
-    scope: AccessScope,
+    access: Access,
     session_id: str,
     project_slug: str | None = None,
     queryset: QuerySet[DiagnosisSession] | None = None,
@@ -30,7 +30,7 @@ def session_get(
     """
     if queryset is None:
         queryset = DiagnosisSession.objects.select_related("project")
-    sessions = queryset.visible_in(scope).filter(session_id=session_id)
+    sessions = queryset.visible_to(access).filter(session_id=session_id)
     if project_slug:
         sessions = sessions.filter(project__slug=project_slug)
     found = list(sessions[:2])
@@ -43,9 +43,9 @@ def session_get(
     return found[0]
 
 
-def session_with_children(*, scope: AccessScope, session_id: str, project_slug: str | None = None) -> DiagnosisSession:
+def session_with_children(*, access: Access, session_id: str, project_slug: str | None = None) -> DiagnosisSession:
     """`session_get` plus steps, invocations and their refs in a fixed number of queries."""
-    session = session_get(scope=scope, session_id=session_id, project_slug=project_slug)
+    session = session_get(access=access, session_id=session_id, project_slug=project_slug)
     invocations = ToolInvocation.objects.filter(session=session).prefetch_related(
         Prefetch("evidence_refs", queryset=EvidenceRef.objects.order_by("position"))
     )

@@ -13,7 +13,7 @@ from cases.models import OPEN_BAD_CASE_STATUSES, BadCase, Case
 from diagnosis.models import ClaimCheck, DiagnosisSession, DiagnosisStep, EvidenceRef, ToolInvocation
 from diagnosis.selectors import session_get
 from feedback.models import FeedbackEvent
-from selfeval_site.api.authentication import AccessScope
+from selfeval_site.tenancy.access import Access
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,9 +27,9 @@ class Trace:
     bad_case: BadCase | None  # the open one, else the most recent
 
 
-def trace_get(*, scope: AccessScope, session_id: str, project_slug: str | None = None) -> Trace:
+def trace_get(*, access: Access, session_id: str, project_slug: str | None = None) -> Trace:
     """The caller's session with all it needs for the trace view, or 404 (also for another project's)."""
-    session = session_get(scope=scope, session_id=session_id, project_slug=project_slug)
+    session = session_get(access=access, session_id=session_id, project_slug=project_slug)
     invocations = list(
         ToolInvocation.objects.filter(session=session)
         .order_by("position")

@@ -14,7 +14,7 @@ from django.utils.translation import gettext_lazy as _
 
 from evolution.models import THRESHOLD_SPECS, ThresholdChange, VerificationLog, VerificationThresholds
 from evolution.services.thresholds import get_thresholds, update_thresholds
-from selfeval_site.admin_paging import CappedCountPaginator
+from selfeval_site.adminkit.paging import CappedCountPaginator
 
 DIMENSIONS = (
     ("basic", _("Basic metrics")),

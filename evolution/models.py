@@ -156,7 +156,7 @@ class VerificationLog(models.Model):
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
     source = models.CharField(_("source"), max_length=16, choices=VerificationSource.choices)
     project = models.ForeignKey(
-        "diagnosis.Project",
+        "tenancy.Project",
         null=True,
         blank=True,
         on_delete=models.SET_NULL,

@@ -5,12 +5,12 @@ from django.utils.translation import gettext_lazy as _
 
 from diagnosis.admin import HEAVY_SESSION_FIELDS
 from feedback.models import FeedbackEvent
-from selfeval_site.admin_mixins import ReadOnlyAdminMixin, session_inspector_link
-from selfeval_site.admin_paging import CappedCountPaginator
+from selfeval_site.adminkit.mixins import ReadOnlyAdminMixin, TenantAdminMixin, session_inspector_link
+from selfeval_site.adminkit.paging import CappedCountPaginator
 
 
 @admin.register(FeedbackEvent)
-class FeedbackEventAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+class FeedbackEventAdmin(TenantAdminMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = ["created_at", "session_display", "value", "comment", "client", "reviewer", "end_user_id"]
     list_filter = ["value", "client"]
     list_select_related = ["session"]

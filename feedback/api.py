@@ -1,19 +1,16 @@
 """The feedback API: `POST /api/feedback` (seed section 7) and end-user feedback tokens."""
 
-import re
 from typing import Any
 
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
-from rest_framework import exceptions
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from diagnosis.models import Feedback, ProjectAPIKey
-from feedback.authentication import CanSubmitFeedback, FeedbackTokenAuthentication
-from feedback.models import FeedbackClient
-from feedback.selectors import feedback_session_get
+from diagnosis.models import DiagnosisSession
+from diagnosis.selectors import session_get
+from feedback.authentication import CanSubmitFeedback, FeedbackTokenAuthentication, feedback_submitter
 from feedback.serializers import (
     FeedbackErrorSerializer,
     FeedbackInputSerializer,
@@ -21,9 +18,9 @@ from feedback.serializers import (
     FeedbackTokenInputSerializer,
     FeedbackTokenSerializer,
 )
-from feedback.services import feedback_submit, feedback_submit_useful_known_case
-from feedback.tokens import FeedbackGrant, feedback_token_issue
-from selfeval_site.api.authentication import AccessScope, ProjectAPIKeyAuthentication
+from feedback.services import feedback_submit
+from feedback.tokens import feedback_token_issue
+from selfeval_site.api.authentication import ProjectAPIKeyAuthentication, access_from_request
 from selfeval_site.api.errors import api_exception_handler
 from selfeval_site.api.permissions import IsProjectClient
 from selfeval_site.api.schema import ERROR_RESPONSES
@@ -93,87 +90,19 @@ class FeedbackView(APIView):
         ],
     )
     def post(self, request: Request) -> Response:
-        data = _plain_input(request.data)
-        if data is None:  # anything unusual: the serializer validates it and names the problem
-            serializer = FeedbackInputSerializer(data=request.data)
-            serializer.is_valid(raise_exception=True)
-            data = serializer.validated_data
-        auth = request.auth
-        if isinstance(auth, ProjectAPIKey) and data["feedback"] == Feedback.USEFUL:
-            # The steady state (the case exists): one statement instead of a read and a transaction.
-            case_id = feedback_submit_useful_known_case(
-                project_id=auth.project_id,
-                session_id=data["sessionId"],
-                api_key=auth,
-                comment=data["comment"],
-                reviewer=data["reviewer"],
-            )
-            if case_id is not None:
-                return Response({"success": True, "message": RECORDED_MESSAGE, "caseId": str(case_id)})
-        if isinstance(auth, FeedbackGrant):
-            if data["sessionId"] != auth.session_id:
-                raise exceptions.PermissionDenied("This feedback token is bound to another session.")
-            session = feedback_session_get(scope=AccessScope(project_id=auth.project_id), session_id=data["sessionId"])
-            if session.pk != auth.session_pk:
-                raise exceptions.PermissionDenied("This feedback token is bound to another session.")
-        else:
-            session = feedback_session_get(
-                scope=AccessScope.from_request(request),
-                session_id=data["sessionId"],
-                project_slug=data["project"] if not isinstance(auth, ProjectAPIKey) else None,
-            )
+        serializer = FeedbackInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
         result = feedback_submit(
-            session=session,
+            submitter=feedback_submitter(request),
+            session_id=data["sessionId"],
             value=data["feedback"],
             comment=data["comment"],
             reviewer=data["reviewer"],
-            **_client_of(request),
+            project_slug=data["project"],
         )
         case_id = str(result.case_id) if result.case_id is not None else None
         return Response({"success": True, "message": RECORDED_MESSAGE, "caseId": case_id})
-
-
-_FIELDS = FeedbackInputSerializer._declared_fields
-_SESSION_ID_MAX = _FIELDS["sessionId"].max_length
-_TEXT_MAX = {"comment": _FIELDS["comment"].max_length, "reviewer": _FIELDS["reviewer"].max_length}
-_NO_WHITESPACE = re.compile(r"\S+")
-_SURROGATES_OR_NUL = re.compile("[\x00\ud800-\udfff]")
-
-
-def _plain_input(body: Any) -> dict[str, Any] | None:
-    """What FeedbackInputSerializer would validate `body` to, for the ordinary well-formed body.
-
-    Building the serializer (DRF deep-copies its fields per instance) cost more than the rest
-    of the view. This accepts only bodies the serializer accepts unchanged: sessionId a
-    non-blank string without whitespace within its length, feedback one of the values, comment
-    and reviewer absent or strings already trimmed within their lengths, no project, no NUL or
-    surrogate characters. Anything else returns None and goes through the serializer.
-    """
-    if not isinstance(body, dict) or "project" in body:
-        return None
-    session_id, value = body.get("sessionId"), body.get("feedback")
-    if not isinstance(session_id, str) or len(session_id) > _SESSION_ID_MAX or not _NO_WHITESPACE.fullmatch(session_id):
-        return None
-    if value not in Feedback.values or not isinstance(value, str):
-        return None
-    data = {"sessionId": session_id, "feedback": value, "comment": "", "reviewer": "", "project": None}
-    for name, limit in _TEXT_MAX.items():
-        if name in body:
-            text = body[name]
-            if not isinstance(text, str) or len(text) > limit or text != text.strip():
-                return None
-            data[name] = text
-    if any(_SURROGATES_OR_NUL.search(data[name]) for name in ("sessionId", "comment", "reviewer")):
-        return None
-    return data
-
-
-def _client_of(request: Request) -> dict[str, Any]:
-    if isinstance(request.auth, ProjectAPIKey):
-        return {"client": FeedbackClient.API_KEY, "api_key": request.auth}
-    if isinstance(request.auth, FeedbackGrant):
-        return {"client": FeedbackClient.TOKEN, "end_user_id": request.auth.end_user_id}
-    return {"client": FeedbackClient.ADMIN, "user": request.user}
 
 
 class FeedbackTokenView(APIView):
@@ -193,6 +122,10 @@ class FeedbackTokenView(APIView):
     def post(self, request: Request, session_id: str) -> Response:
         serializer = FeedbackTokenInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        session = feedback_session_get(scope=AccessScope.from_request(request), session_id=session_id)
+        session = session_get(
+            access=access_from_request(request),
+            session_id=session_id,
+            queryset=DiagnosisSession.objects.only("pk", "project_id", "session_id"),
+        )
         issued = feedback_token_issue(session=session, end_user_id=serializer.validated_data["endUserId"])
         return Response(FeedbackTokenSerializer(issued).data)

@@ -5,8 +5,12 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions, permissions
 from rest_framework.request import Request
 
-from diagnosis.models import ProjectAPIKey
+from feedback.models import FeedbackClient
+from feedback.services import FeedbackSubmitter
 from feedback.tokens import FeedbackGrant, FeedbackTokenError, feedback_token_read
+from selfeval_site.api.authentication import STAFF_DATA_PERMISSION
+from selfeval_site.tenancy.access import Access
+from selfeval_site.tenancy.models import ProjectAPIKey
 
 FEEDBACK_TOKEN_KEYWORD = "Feedback-Token"  # noqa: S105 (a header keyword, not a secret)
 
@@ -43,6 +47,26 @@ class CanSubmitFeedback(permissions.BasePermission):
         if isinstance(request.auth, (ProjectAPIKey, FeedbackGrant)):
             return True
         return bool(request.user and request.user.is_authenticated and request.user.is_staff)
+
+
+def feedback_submitter(request: Request) -> FeedbackSubmitter:
+    """Who is voting, from the request's authentication (the one place that tells the kinds apart)."""
+    auth = request.auth
+    if isinstance(auth, ProjectAPIKey):
+        return FeedbackSubmitter(access=Access.to_project(auth.project_id), client=FeedbackClient.API_KEY, api_key=auth)
+    if isinstance(auth, FeedbackGrant):
+        return FeedbackSubmitter(
+            access=Access.to_project(auth.project_id),
+            client=FeedbackClient.TOKEN,
+            end_user_id=auth.end_user_id,
+            session_pk=auth.session_pk,
+            session_id=auth.session_id,
+        )
+    return FeedbackSubmitter(
+        access=Access.for_user(request.user, permission=STAFF_DATA_PERMISSION),
+        client=FeedbackClient.ADMIN,
+        user=request.user,
+    )
 
 
 class FeedbackTokenScheme(OpenApiAuthenticationExtension):

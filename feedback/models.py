@@ -5,7 +5,9 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from diagnosis.models import DiagnosisSession, Feedback, ProjectAPIKey
+from diagnosis.models import DiagnosisSession, Feedback
+from selfeval_site.tenancy.access import TenantQuerySet
+from selfeval_site.tenancy.models import ProjectAPIKey
 
 
 class FeedbackClient(models.TextChoices):
@@ -50,6 +52,8 @@ class FeedbackEvent(models.Model):
     )
     end_user_id = models.CharField(max_length=128, blank=True, verbose_name=_("end user id"))
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+
+    objects = TenantQuerySet.through("session__project_id").as_manager()
 
     class Meta:
         ordering = ["-created_at", "-id"]

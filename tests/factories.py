@@ -15,12 +15,14 @@ from django.contrib.auth import get_user_model
 
 from cases.models import BadCase, Case
 from cases.services import bad_case_open_for_session, case_create_from_session
-from diagnosis.models import DiagnosisSession, Project, ProjectAPIKey, SessionReview
+from diagnosis.models import DiagnosisSession, SessionReview
 from diagnosis.serializers import SessionIngestSerializer
 from diagnosis.services.evaluation import session_evaluate
 from diagnosis.services.ingestion import session_upsert
 from diagnosis.services.reviews import session_mark_reviewed
-from feedback.services import feedback_submit
+from feedback.services import FeedbackResult, FeedbackSubmitter, feedback_submit
+from selfeval_site.tenancy.access import Access
+from selfeval_site.tenancy.models import Project, ProjectAPIKey
 from tests import clock
 
 
@@ -320,9 +322,17 @@ def evaluated_session(
         if aiops_failure not in failed:
             raise AssertionError(f"{session_id}: the AIOps rules failed {failed}, not {aiops_failure!r}")
     if feedback:
-        feedback_submit(session=session, value=feedback, client="api_key", comment=comment)
+        feedback_of(session, feedback, comment=comment)
         session.refresh_from_db()
     return session
+
+
+def feedback_of(session: DiagnosisSession, value: str, *, comment: str = "", reviewer: str = "") -> FeedbackResult:
+    """A vote on the session as its project's API client sends it."""
+    submitter = FeedbackSubmitter(access=Access.to_project(session.project_id), client="api_key")
+    return feedback_submit(
+        submitter=submitter, session_id=session.session_id, value=value, comment=comment, reviewer=reviewer
+    )
 
 
 def case_of(session: DiagnosisSession) -> Case:

@@ -10,7 +10,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from cases.models import OPEN_BAD_CASE_STATUSES, BadCase, BadCaseCategory, BadCaseSource, BadCaseStatus
-from diagnosis.models import DiagnosisSession
+from diagnosis.models import DiagnosisSession, VerifierVerdict
 
 
 def bad_case_open_for_session(*, session: DiagnosisSession, source: str, from_feedback: bool = False) -> BadCase:
@@ -40,6 +40,18 @@ def bad_case_open_for_session(*, session: DiagnosisSession, source: str, from_fe
         except IntegrityError:
             continue  # a concurrent request opened it first; read it on the next pass
     raise RuntimeError(f"could not open a bad case for session {session.pk}")
+
+
+def bad_case_open_for_rejected_session(*, session: DiagnosisSession) -> BadCase | None:
+    """Open a bad case the first time the verifier rejects the session, never again after triage.
+
+    `session.verifier_verdict` is the verdict just stored; anything but REJECT opens nothing.
+    """
+    if session.verifier_verdict != VerifierVerdict.REJECT:
+        return None
+    if BadCase.objects.filter(session_id=session.pk, source=BadCaseSource.VERIFIER).exists():
+        return None
+    return bad_case_open_for_session(session=session, source=BadCaseSource.VERIFIER)
 
 
 _CLOSED_STATUSES = (BadCaseStatus.FIXED, BadCaseStatus.WONT_FIX)

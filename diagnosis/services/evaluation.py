@@ -29,12 +29,12 @@ from diagnosis.models import (
     EvaluationState,
     EvidenceRef,
     ToolInvocation,
-    VerifierVerdict,
 )
 from diagnosis.services.evaluation_data import session_data_from_models
 from diagnosis.services.merge import VERIFIER_LAYER, self_evaluation_merge
 from diagnosis.services.producers.pipeline import evaluate
 from diagnosis.services.producers.types import ClaimResult, PipelineResult
+from diagnosis.signals import session_evaluated
 
 logger = logging.getLogger(__name__)
 
@@ -108,9 +108,8 @@ def session_evaluate(*, session_pk: int) -> str:
         merged = self_evaluation_merge(session_pk=session_pk, layers=layers, extra_fields=extra_fields)
         if VERIFIER_LAYER in result.layers:
             _store_claim_checks(session_pk, result, {ref.ref_id: ref.pk for ref in refs})
-        if merged.verifier_verdict == VerifierVerdict.REJECT:
-            session.verifier_verdict = merged.verifier_verdict
-            _open_verifier_bad_case(session)
+        session.verifier_verdict = merged.verifier_verdict
+        session_evaluated.send(sender=DiagnosisSession, session=session)
     return state
 
 
@@ -161,15 +160,6 @@ def _store_claim_checks(session_pk: int, result: PipelineResult, ref_pks: dict[s
     ClaimCheckRef.objects.bulk_create(
         ClaimCheckRef(claim_check_id=check_pk, evidence_ref_id=ref_pk) for check_pk, ref_pk in sorted(links)
     )
-
-
-def _open_verifier_bad_case(session: DiagnosisSession) -> None:
-    """Open a bad case the first time the verifier rejects this session, never again after triage."""
-    from cases.models import BadCase, BadCaseSource
-    from cases.services.bad_cases import bad_case_open_for_session
-
-    if not BadCase.objects.filter(session_id=session.pk, source=BadCaseSource.VERIFIER).exists():
-        bad_case_open_for_session(session=session, source=BadCaseSource.VERIFIER)
 
 
 def session_evaluation_request(*, session_pks: list[int], reset_attempts: bool = True) -> int:

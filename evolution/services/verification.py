@@ -16,7 +16,6 @@ from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.cache import cache
 
-from diagnosis.models import Project
 from evolution.models import Adoption, VerificationLog, VerificationSource
 from evolution.services.competitors import Provider, fetch_competitor_answers
 from evolution.services.decision import decide
@@ -24,6 +23,7 @@ from evolution.services.messages import LANGUAGES
 from evolution.services.text import has_cjk
 from evolution.services.thresholds import get_thresholds
 from evolution.services.types import Thresholds, UserFeedback, VerificationResult
+from selfeval_site.tenancy.models import Project
 
 CACHE_PREFIX = "evolution:verify:v1:"
 

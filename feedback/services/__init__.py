@@ -1,5 +1,5 @@
 """Write services of the feedback app; import them from here."""
 
-from feedback.services.submission import FeedbackResult, feedback_submit, feedback_submit_useful_known_case
+from feedback.services.submission import FeedbackResult, FeedbackSubmitter, feedback_submit
 
-__all__ = ["FeedbackResult", "feedback_submit", "feedback_submit_useful_known_case"]
+__all__ = ["FeedbackResult", "FeedbackSubmitter", "feedback_submit"]

@@ -1,7 +1,7 @@
 from rest_framework import permissions
 from rest_framework.request import Request
 
-from diagnosis.models import ProjectAPIKey
+from selfeval_site.tenancy.models import ProjectAPIKey
 
 
 class IsProjectClientOrStaff(permissions.BasePermission):

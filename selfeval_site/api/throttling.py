@@ -1,7 +1,7 @@
 from rest_framework.request import Request
 from rest_framework.throttling import ScopedRateThrottle
 
-from diagnosis.models import ProjectAPIKey
+from selfeval_site.tenancy.models import ProjectAPIKey
 
 
 class ClientScopedRateThrottle(ScopedRateThrottle):

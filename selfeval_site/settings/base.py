@@ -81,6 +81,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_tasks_db",
+    "selfeval_site.tenancy",
     "diagnosis",
     "feedback",
     "cases",
@@ -132,6 +133,17 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "timeout": 20,
     }
     DATABASES["default"]["CONN_MAX_AGE"] = 0
+elif env_bool("DATABASE_POOL", True):
+    # psycopg's connection pool, one per process: a request borrows an open connection instead of
+    # checking a persistent one with a round trip (CONN_HEALTH_CHECKS). A connection the server
+    # dropped fails the one request that uses it and leaves the pool.
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = False
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": env_int("DATABASE_POOL_MIN_SIZE", 2),
+        "max_size": env_int("DATABASE_POOL_MAX_SIZE", 8),
+        "timeout": env_float("DATABASE_POOL_TIMEOUT", 10.0),
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Covering indexes (Index(include=...)) speed PostgreSQL up; SQLite builds them as plain indexes.
 SILENCED_SYSTEM_CHECKS = ["models.W040"]
@@ -223,9 +235,6 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = SELFEVAL_MAX_BODY_BYTES
 SELFEVAL_FEEDBACK_TOKEN_TTL = env_int("SELFEVAL_FEEDBACK_TOKEN_TTL", 15 * 60)
 # How many recent feedback events the trace API shows.
 SELFEVAL_TRACE_FEEDBACK_HISTORY = env_int("SELFEVAL_TRACE_FEEDBACK_HISTORY", 20)
-# The feedback endpoint's one-statement path runs as a prepared statement on PostgreSQL; turn this
-# off behind a transaction-mode pooler that cannot keep prepared statements (PgBouncer < 1.21).
-SELFEVAL_PREPARED_STATEMENTS = env_bool("SELFEVAL_PREPARED_STATEMENTS", True)
 
 # Evaluation tasks: a failing evaluation is retried this many times in all, waiting
 # BACKOFF, 2x BACKOFF, ... between attempts on the database worker, then marked FAILED.

@@ -6,8 +6,14 @@ from django.urls import reverse
 from cases.models import BadCase, Case
 from cases.services import bad_case_update, case_update
 from diagnosis.admin_inspector import highlight_excerpt
-from feedback.services import feedback_submit
-from tests.factories import case_of, diagnosis_payload, evaluated_session, review_of, session_ingest_evaluated
+from tests.factories import (
+    case_of,
+    diagnosis_payload,
+    evaluated_session,
+    feedback_of,
+    review_of,
+    session_ingest_evaluated,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -31,7 +37,7 @@ def hostile(project, reviewer, approver):
     )
     payload["alert"] |= {"name": f"alert {XSS}", "service": f"svc {XSS}"}  # named in the AIOps check reasons
     session = session_ingest_evaluated(project, payload)
-    feedback_submit(session=session, value="not_useful", client="api_key", comment=f"comment {XSS}", reviewer=XSS)
+    feedback_of(session, "not_useful", comment=f"comment {XSS}", reviewer=XSS)
     case = case_of(session)
     case_update(
         case=case,

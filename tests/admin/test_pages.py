@@ -151,7 +151,7 @@ def test_every_changelist_renders(reviewer_client, pending_case, bad_case):
         "diagnosis_diagnosissession",
         "diagnosis_sessionreview",
         "diagnosis_claimcheck",
-        "diagnosis_project",
+        "tenancy_project",
         "feedback_feedbackevent",
         "cases_case",
         "cases_badcase",

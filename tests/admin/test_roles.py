@@ -5,6 +5,7 @@ from django.urls import reverse
 
 from cases.models import Case, CaseStatus
 from tests.admin.conftest import logged_in
+from tests.factories import make_api_key
 
 pytestmark = pytest.mark.django_db
 
@@ -131,3 +132,11 @@ def test_reviewer_sees_review_actions_but_not_case_approval(reviewer_client, ses
     assert "Save review" in html
     assert "Re-run evaluation" in html
     assert "Open bad case" in html
+
+
+def test_reviewers_may_not_see_api_keys_superusers_may(reviewer_client, superuser, project):
+    make_api_key(project)
+    url = reverse("admin:tenancy_projectapikey_changelist")
+
+    assert reviewer_client.get(url).status_code == 403
+    assert logged_in(superuser).get(url).status_code == 200

@@ -8,8 +8,14 @@ from django.test.utils import CaptureQueriesContext
 
 from cases.services import bad_case_open_for_session, case_create_from_session
 from diagnosis.models import ClaimCheck
-from feedback.services import feedback_submit
-from tests.factories import aiops_payload, chat_payload, diagnosis_payload, session_ingest_evaluated, with_invocations
+from tests.factories import (
+    aiops_payload,
+    chat_payload,
+    diagnosis_payload,
+    feedback_of,
+    session_ingest_evaluated,
+    with_invocations,
+)
 from tests.feedback.helpers import make_session
 
 pytestmark = pytest.mark.django_db
@@ -44,8 +50,8 @@ def test_trace_of_a_fresh_session(api, project):
 
 def test_trace_structures_layers_and_views(api, project):
     session = evaluated(project)
-    feedback_submit(session=session, value="not_useful", client="api_key", comment="wrong pool")
-    feedback_submit(session=session, value="useful", client="api_key")
+    feedback_of(session, "not_useful", comment="wrong pool")
+    feedback_of(session, "useful")
     stored = session.self_evaluation["verifier_evaluation"]
 
     body = api.get(URL).json()
@@ -115,7 +121,7 @@ def test_feedback_history_is_capped(api, project, settings):
     settings.SELFEVAL_TRACE_FEEDBACK_HISTORY = 3
     session = make_session(project)
     for _ in range(5):
-        feedback_submit(session=session, value="useful", client="api_key")
+        feedback_of(session, "useful")
 
     assert len(api.get(URL).json()["views"]["user"]["feedbackHistory"]) == 3
 
@@ -130,7 +136,7 @@ def test_query_count_is_fixed_and_independent_of_invocations(api, project, djang
     session = evaluated(project, with_invocations(chat_payload(), 2))
     case_create_from_session(session=session)
     bad_case_open_for_session(session=session, source="verifier")
-    feedback_submit(session=session, value="useful", client="api_key")
+    feedback_of(session, "useful")
 
     # key, session, invocations, refs, claim checks, feedback events, bad case, steps, case
     with django_assert_num_queries(9):

@@ -73,7 +73,8 @@ def demo_sessions_enrich(*, demos: list[DemoSession], session_pks: list[int], re
     """Feedback, case decisions, bad-case triage and reviews for freshly seeded demo sessions."""
     try:
         from cases.services import bad_case_update, case_approve, case_reject
-        from feedback.services import feedback_submit
+        from feedback.services import FeedbackSubmitter, feedback_submit
+        from selfeval_site.tenancy.access import Access
     except ImportError as exc:
         result.skipped.append(f"feedback and cases ({exc})")
         return
@@ -84,9 +85,14 @@ def demo_sessions_enrich(*, demos: list[DemoSession], session_pks: list[int], re
         session = sessions[pk]
         rng = random.Random(f"selfeval-demo-enrich:{demo.session_id}")
         if demo.feedback:
-            outcome = feedback_submit(
-                session=session, value=demo.feedback, client="token", end_user_id=f"demo-user-{rng.randrange(500)}"
+            end_user = FeedbackSubmitter(
+                access=Access.to_project(session.project_id),
+                client="token",
+                end_user_id=f"demo-user-{rng.randrange(500)}",
+                session_pk=session.pk,
+                session_id=session.session_id,
             )
+            outcome = feedback_submit(submitter=end_user, session_id=session.session_id, value=demo.feedback)
             result.feedback[demo.feedback] += 1
             if outcome.case is not None:
                 roll = rng.random()

@@ -3,6 +3,8 @@
 from django.urls import reverse
 from django.utils.html import format_html
 
+from selfeval_site.tenancy.access import Access
+
 
 class ReadOnlyAdminMixin:
     """For records that only the agent or a service writes: the admin shows them, nothing more."""
@@ -15,6 +17,17 @@ class ReadOnlyAdminMixin:
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return False
+
+
+class TenantAdminMixin:
+    """A list of a tenant model shows the projects the user may see (`visible_to`), as the APIs do."""
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).visible_to(self.access(request))
+
+    def access(self, request) -> Access:
+        # Admin users who may view this model see every project's rows.
+        return Access.to_everything() if self.has_view_or_change_permission(request) else Access.to_nothing()
 
 
 def session_inspector_link(session) -> str:

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandParser
 
-from diagnosis.services.projects import project_api_key_create
+from selfeval_site.tenancy.services import project_api_key_create
 
 
 class Command(BaseCommand):
