@@ -5,6 +5,7 @@ normalised value (facts.py: 30s == 30000 ms, 1,284 == 1284, 5xx is stated by 503
 value of the same measure with another value, the raw material of a located conflict.
 """
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -13,7 +14,6 @@ from . import glossary as g
 from .analysis import Clause, Token, lemma
 
 _WORD_CODES = frozenset({"k8s", "errno", "exception"})
-NUMBER_TOLERANCE = 0.005  # relative: 1.8 s == 1800 ms, rounding in logs
 APPROX_TOLERANCE = 0.1  # "about 900 ms", "约 30 平方公里"
 
 
@@ -105,9 +105,11 @@ def word_hits(token: Token, clause: Clause) -> list[Hit]:
             hits.append(Hit(clause, other, how, other.negated, other.head))
     if hits:
         return hits
-    if " " in token.lemma:  # a phrase the evidence words differently: every word of it, in this clause
-        parts = [word_hits(Token(w, w, "word"), clause) for w in token.lemma.split() if w not in g.LIGHT_EN]
-        if parts and all(parts):
+    words = token.lemma.split()
+    if len(words) > 1 and not any(w in g.LIGHT_EN for w in words):
+        # A phrase the evidence words differently ("connection pool"): every word of it, in this clause.
+        parts = [word_hits(Token(w, w, "word"), clause) for w in words]
+        if all(parts):
             return [Hit(clause, parts[0][0].token, "words", parts[0][0].negated, parts[0][0].head)]
     if _cjk(token.lemma):
         hit = _text_hit(clause, token.lemma, "verbatim")
@@ -140,6 +142,17 @@ def _close(a: float, b: float, tolerance: float) -> bool:
     return abs(a - b) <= 1e-9 + tolerance * max(abs(a), abs(b))
 
 
+def _rounding(fact: Fact) -> float:
+    """Half a unit of the claim's last digit, in the value's base unit: "2.6 s" covers 2.55-2.65 s."""
+    digits = re.search(r"\d[\d,]*(?:\.(\d+))?", fact.text)
+    if digits is None:
+        return 0.0
+    raw = float(digits.group().replace(",", ""))
+    decimals = len(digits[1] or "")
+    scale = abs(float(fact.value) / raw) if raw else 1.0
+    return 0.5 * 10**-decimals * scale if decimals else 0.0
+
+
 def _numeric(fact: Fact) -> bool:
     return fact.kind in {"quantity", "number"}
 
@@ -166,9 +179,11 @@ def value_equal(claim: Fact, evidence: Fact, *, tolerance: float, bound: str) ->
             return ""
         a, b = float(claim.value), float(evidence.value)
         if bound:
-            ok = {">": b > a, ">=": b >= a, "<": b < a, "<=": b <= a}[bound] or _close(a, b, NUMBER_TOLERANCE)
+            ok = {">": b > a, ">=": b >= a, "<": b < a, "<=": b <= a}[bound] or _close(a, b, 1e-9)
         else:
-            ok = _close(a, b, tolerance)
+            # Exact after conversion (1.8 s == 1800 ms), up to the claim's own rounding, or within
+            # `tolerance` after "about".
+            ok = _close(a, b, tolerance) if tolerance else abs(a - b) <= _rounding(claim) + 1e-9
         if not ok:
             return ""
         return "verbatim" if claim.text.replace(" ", "") == evidence.text.replace(" ", "") else "conversion"

@@ -277,7 +277,8 @@ def _scope(tokens: list[Token], fractions: list[tuple[float, float]]) -> None:
                     governed.append(following)
                     if len(governed) == 3:
                         break
-            search = any(t.lemma in g.SEARCH_WORDS for t in governed)
+            before = [t for t in tokens[max(0, i - 3) : i] if t.content]
+            search = any(t.lemma in g.SEARCH_WORDS for t in governed + before[-1:])  # "found no letters"
             for n, t in enumerate(governed):
                 t.negated = "search" if search else "neg"
                 t.head = t.head or n == 0

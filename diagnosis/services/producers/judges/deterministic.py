@@ -17,7 +17,7 @@ No threshold: one unaligned unit is enough. The rationale lists every unit and w
 from dataclasses import dataclass
 
 from ..text import compact, is_causal, states_causal_link
-from .alignment import APPROX_TOLERANCE, NUMBER_TOLERANCE, Hit, value_hits, word_hits
+from .alignment import APPROX_TOLERANCE, Hit, value_hits, word_hits
 from .analysis import Clause, Token, analyse
 from .base import ALIGNED, CONFLICT, CONTRADICTED, STRUCTURE, SUPPORTED, UNALIGNED, UNSUPPORTED, JudgeInput, Judgement
 from .structure import Unit, clause_checks, roles_check, unit_check
@@ -39,14 +39,13 @@ class Alignment:
 class DeterministicJudge:
     """Alignment-based entailment: offline, repeatable, every verdict explains itself.
 
-    `number_tolerance` is the relative difference under which two numbers are equal (rounding in
-    logs), `approx_tolerance` the same after "about" / "约" in the claim.
+    Numbers are equal when they are after conversion, up to the claim's rounding ("2.6 s" covers
+    2.63 s); `approx_tolerance` is the relative difference allowed after "about" / "约" in the claim.
     """
 
     name = "deterministic"
 
-    def __init__(self, *, number_tolerance: float = NUMBER_TOLERANCE, approx_tolerance: float = APPROX_TOLERANCE):
-        self.number_tolerance = number_tolerance
+    def __init__(self, *, approx_tolerance: float = APPROX_TOLERANCE) -> None:
         self.approx_tolerance = approx_tolerance
 
     def close(self) -> None:
@@ -74,7 +73,7 @@ class DeterministicJudge:
         score = [0] * len(evidence)
         for token in _content(clause):
             found, against = [], []
-            bound, tolerance = _qualifiers(clause, token, self.number_tolerance, self.approx_tolerance)
+            bound, tolerance = _qualifiers(clause, token, self.approx_tolerance)
             for n, other in enumerate(evidence):
                 if token.kind == "value":
                     h, r = value_hits(token, other, tolerance=tolerance, bound=bound)
@@ -121,10 +120,11 @@ def _region(clause: Clause, home: Clause) -> int:
     return 1 if clause.sentence == home.sentence else 2
 
 
-def _qualifiers(clause: Clause, token: Token, tolerance: float, approx: float) -> tuple[str, float]:
+def _qualifiers(clause: Clause, token: Token, approx: float) -> tuple[str, float]:
     """(bound, tolerance) of a claim value: "more than 100" is a bound, "about 900 ms" approximate."""
     from . import glossary as g
 
+    tolerance = 0.0
     if token.kind != "value":
         return "", tolerance
     at = clause.tokens.index(token)

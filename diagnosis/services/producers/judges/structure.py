@@ -201,11 +201,29 @@ def _key_ok(keys: list[Token], clause: Clause, alignment: "Alignment") -> bool:
     return not stated or any(word_hits(k, clause) for k in stated)
 
 
+def _segment_ok(hit: Hit, alignment: "Alignment") -> bool:
+    """Whose number is it? The words since the previous value of its clause own it ("上海人口约
+    2400 万，北京 ..."): they must not name someone (a name or identifier) the claim does not."""
+    if hit.token is None:
+        return True
+    tokens = hit.clause.tokens
+    at = tokens.index(hit.token)
+    start = next((n + 1 for n in range(at - 1, -1, -1) if tokens[n].kind == "value"), 0)
+    aligned = {id(h.token) for found in alignment.hits.values() for h in found if h.token is not None}
+    return not any(
+        (t.identifier or t.pos in _NAME_POS) and id(t) not in aligned for t in tokens[start:at]
+    )
+
+
 def _value(token: Token, alignment: "Alignment") -> Unit:
     clause, home = alignment.clause, alignment.home
     keys = _keys(token, clause)
     hits = alignment.hits[id(token)]
-    good = [h for h in hits if _owner_ok(clause, h.clause) and _key_ok(keys, h.clause, alignment)]
+    good = [
+        h
+        for h in hits
+        if _owner_ok(clause, h.clause) and _key_ok(keys, h.clause, alignment) and _segment_ok(h, alignment)
+    ]
     agreeing = [h for h in good if _polarity_agrees(token, h, clause)]
     if agreeing:
         return Unit(token.text, "aligned", _where(agreeing[0]))
@@ -213,7 +231,12 @@ def _value(token: Token, alignment: "Alignment") -> Unit:
         said = "denies" if good[0].negated else "affirms"
         return Unit(token.text, "conflict", f"negation: the evidence {said} it in «{good[0].clause.text}»")
     for rival in alignment.rivals[id(token)]:
-        if _near(rival.clause, home) and _owner_ok(clause, rival.clause) and _key_ok(keys, rival.clause, alignment):
+        if (
+            _near(rival.clause, home)
+            and _owner_ok(clause, rival.clause)
+            and _key_ok(keys, rival.clause, alignment)
+            and _segment_ok(rival, alignment)
+        ):
             return Unit(token.text, "conflict", f"other value: evidence says «{rival.shown}» («{rival.clause.text}»)")
     if token.fact is not None and token.fact.value == 0 and home is not None:
         zeroed = [t for t in clause.tokens if t.negated == "zero"]
@@ -251,7 +274,7 @@ def clause_checks(alignment: "Alignment", evidence: list[Clause]) -> list[Unit]:
 
 def _same(a: Token, b: Token) -> bool:
     if a.fact is not None and b.fact is not None:
-        return bool(value_equal(a.fact, b.fact, tolerance=0.005, bound=""))
+        return bool(value_equal(a.fact, b.fact, tolerance=0.0, bound=""))
     return a.lemma == b.lemma or bool(token_groups(a) & token_groups(b))
 
 
