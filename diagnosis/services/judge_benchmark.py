@@ -25,6 +25,7 @@ from typing import Any
 from diagnosis.services.producers.executor_output import Binding, Claim
 from diagnosis.services.producers.gatekeeper import binding_check, source_index
 from diagnosis.services.producers.judges import CONTRADICTED, JUDGE_VERDICTS, SUPPORTED, UNSUPPORTED, Judge
+from diagnosis.services.producers.judges.analysis import warm_up
 from diagnosis.services.producers.types import InvocationData, RefData
 from diagnosis.services.producers.verifier import ClaimOutcome, claim_verify
 
@@ -76,20 +77,22 @@ def judge_pairs_load(*, path: Path) -> list[Pair]:
     return pairs
 
 
-def judge_pair_verify(*, claim: str, evidence: str, judge: Judge, language: str) -> ClaimOutcome:
-    """One claim citing one ref whose content is `evidence`, through the gatekeeper and the verifier."""
+def judge_pair_verify(*, claim: str, evidence: str, judge: Judge, language: str, excerpt: str = "") -> ClaimOutcome:
+    """One claim citing one ref whose content is `evidence` (the excerpt: all of it unless given),
+    through the gatekeeper and the verifier."""
+    excerpt = excerpt or evidence
     ref = RefData(ref_id="ref-1", source="benchmark", content=evidence, content_sha256="", invocation_id="inv-1")
     call = InvocationData(
         invocation_id="inv-1", step_index=1, tool_name="benchmark", status="SUCCESS", arguments={}, output="",
         error="", latency_ms=None, match_level="L0", refs=(ref,),
     )  # fmt: skip
-    binding = binding_check(claim_id="c1", ref_id="ref-1", excerpt=evidence, sources=source_index((call,)))
-    subject = Claim(claim_id="c1", text=claim, critical=True, evidence=(Binding("ref-1", evidence),))
+    binding = binding_check(claim_id="c1", ref_id="ref-1", excerpt=excerpt, sources=source_index((call,)))
+    subject = Claim(claim_id="c1", text=claim, critical=True, evidence=(Binding("ref-1", excerpt),))
     return claim_verify(claim=subject, bindings=[binding], judge=judge, language=language)
 
 
 def _figures(gold: list[str], predicted: list[str]) -> dict[str, Any]:
-    matrix = {g: {p: 0 for p in JUDGE_VERDICTS} for g in JUDGE_VERDICTS}
+    matrix = {g: dict.fromkeys(JUDGE_VERDICTS, 0) for g in JUDGE_VERDICTS}
     for g, p in zip(gold, predicted, strict=True):
         matrix[g][p if p in JUDGE_VERDICTS else UNSUPPORTED] += 1
     recalls = [matrix[g][g] / sum(matrix[g].values()) for g in JUDGE_VERDICTS if sum(matrix[g].values())]
@@ -117,6 +120,7 @@ def _figures(gold: list[str], predicted: list[str]) -> dict[str, Any]:
 def judge_benchmark_run(*, pairs: list[Pair], judge: Judge) -> dict[str, Any]:
     """Judge every pair; the figures overall, per language, per phenomenon and per domain."""
     outcomes = []
+    warm_up()  # jieba's dictionary loads once per process, not per pair
     started = time.perf_counter()
     for pair in pairs:
         outcomes.append(judge_pair_verify(claim=pair.claim, evidence=pair.evidence, judge=judge, language=pair.lang))

@@ -46,7 +46,9 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(report, ensure_ascii=False, indent=2))
             return
         self._table("all", report)
-        self.stdout.write(f"judge {report['judge']}: {report['pairs_per_second']} pairs/s; sent to an LLM: {report['llm_claims']}")
+        self.stdout.write(
+            f"judge {report['judge']}: {report['pairs_per_second']} pairs/s; sent to an LLM: {report['llm_claims']}"
+        )
         for language, figures in report["by_language"].items():
             self._table(language, figures)
         if report["by_phenomenon"]:
@@ -59,7 +61,9 @@ class Command(BaseCommand):
         if options["mistakes"]:
             self.stdout.write("\nmistakes:")
             for m in report["mistakes"]:
-                self.stdout.write(f"  line {m['line']}: {m['label']} -> {m['verdict']}: {m['claim']}\n      {m['rationale']}")
+                self.stdout.write(
+                    f"  line {m['line']}: {m['label']} -> {m['verdict']}: {m['claim']}\n      {m['rationale']}"
+                )
 
     def _table(self, title: str, f: dict) -> None:
         self.stdout.write(f"\n[{title}] n={f['n']}")

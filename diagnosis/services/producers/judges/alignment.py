@@ -59,7 +59,7 @@ def evidence_groups(token: Token) -> frozenset[int]:
 
 
 def _contains(word: str, other: str) -> bool:
-    """"pool" in hikaripool-1, "exceed" in quotaexceeded; never "available" in "unavailable"."""
+    """ "pool" in hikaripool-1, "exceed" in quotaexceeded; never "available" in "unavailable"."""
     if len(word) < 4 or len(other) < len(word) + 3 or word not in other:
         return False
     at = other.find(word)

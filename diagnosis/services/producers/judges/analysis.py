@@ -40,8 +40,29 @@ _PERCENT_ZH = re.compile(r"百分之\s*([零一二两三四五六七八九十百
 _EN_NUMBERS = {
     w: str(n)
     for n, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-        "seventeen eighteen nineteen twenty".split()
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+            "twenty",
+        ]
     )
     if n >= 2
 }
@@ -121,6 +142,11 @@ def _en_numbers(text: str) -> str:
 def prepare(text: str) -> str:
     """Normalised text with numerals as digits: what every offset of an Analysis refers to."""
     return _en_numbers(_zh_numerals(normalise(text)))
+
+
+def warm_up() -> None:
+    """Load jieba's dictionary and simplemma's English data now rather than on the first claim."""
+    analyse("预热 warm-up requests")
 
 
 @lru_cache(maxsize=2048)
@@ -261,7 +287,9 @@ def _merge_phrases(tokens: list[Token]) -> None:
                 continue
             phrase = (" " if ascii_words else "").join(t.lemma for t in window)
             if phrase in g.SYNONYM_GROUPS or phrase in g.ANTONYM_OF:
-                tokens[i : i + size] = [Token((" " if ascii_words else "").join(t.text for t in window), phrase, "word")]
+                tokens[i : i + size] = [
+                    Token((" " if ascii_words else "").join(t.text for t in window), phrase, "word")
+                ]
                 break
         i += 1
 
@@ -296,8 +324,10 @@ def _zeroed(tokens: list[Token], at: int, totals: set[float]) -> list[Token]:
         at = tokens.index(following[0])  # the zero of "0/6": what follows the total is counted
         following = following[1:]
     nxt = following[0] if following else None
-    forward = nxt is not None and nxt.lemma not in g.SCOPE_END and (
-        (nxt.kind == "word") or (nxt.fact is not None and nxt.fact.kind == "error_code")
+    forward = (
+        nxt is not None
+        and nxt.lemma not in g.SCOPE_END
+        and ((nxt.kind == "word") or (nxt.fact is not None and nxt.fact.kind == "error_code"))
     )
     if forward:
         taken = []
@@ -346,7 +376,9 @@ def _pairs(tokens: list[Token]) -> tuple[tuple[Token, Token], ...]:
             if source is None:
                 continue
             rest = tokens[tokens.index(source) + 1 :]
-            marker = next((n for n, t in enumerate(rest[:6]) if t.text in _TO or t.text.endswith(("为", "到", "至"))), None)
+            marker = next(
+                (n for n, t in enumerate(rest[:6]) if t.text in _TO or t.text.endswith(("为", "到", "至"))), None
+            )
             if marker is None:
                 continue
             target = next((t for t in rest[marker + 1 : marker + 4] if t.content), None)

@@ -97,7 +97,9 @@ class DeterministicJudge:
         unaligned = [u for u in units if u.status == "unaligned"]
         structure = [u for u in units if u.status == "structure"]
         if not units:
-            return Judgement(UNSUPPORTED, "nothing in the claim could be aligned to the evidence", self.name, basis=UNALIGNED)
+            return Judgement(
+                UNSUPPORTED, "nothing in the claim could be aligned to the evidence", self.name, basis=UNALIGNED
+            )
         if conflicts:
             what = "; ".join(f"{u.text}: {u.detail}" for u in conflicts)
             return Judgement(CONTRADICTED, f"located conflict: {what} | units: {shown}", self.name, basis=CONFLICT)

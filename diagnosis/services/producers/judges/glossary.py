@@ -281,9 +281,9 @@ LIGHT_EN = frozenset(
      "actually", "indeed", "really", "get", "got", "show", "showed", "shown", "indicate", "report", "reported",
      "observe", "observed", "see", "seen", "note", "noted", "state", "stated", "mention", "evidence", "according",
      "here", "now", "yet", "still", "again", "already", "up", "out", "off", "about", "around", "approximately",
-     "roughly", "nearly", "almost", "even", "both", "either", "its", "itself", "one's", "same", "other",
+     "roughly", "nearly", "almost", "even", "both", "either", "itself", "one's", "same", "other",
      "that's", "it's", "let", "make", "made", "become", "became", "remain", "remained", "stay", "stayed", "go",
-     "went", "gone", "keep", "kept", "being", "time", "times", "any", "return", "returned", "respectively", "where",
+     "went", "gone", "keep", "kept", "time", "times", "any", "return", "returned", "respectively", "where",
      "how", "thus", "hence", "therefore", "reach", "reached", "until", "till", "hold", "contain", "if", "whether", "upon", "per", "versus",
      "vs", "etc", "like", "some", "all", "every", "each", "entire", "whole", "may", "might", "could"}
 )  # fmt: skip
@@ -320,6 +320,6 @@ for _a, _b in ANTONYMS:
         ANTONYM_OF[_word] = ANTONYM_OF.get(_word, frozenset()) | _b
     for _word in _b:
         ANTONYM_OF[_word] = ANTONYM_OF.get(_word, frozenset()) | _a
-CONVERSE_OF = {a: b for a, b in CONVERSES} | {b: a for a, b in CONVERSES}
+CONVERSE_OF = dict(CONVERSES) | {b: a for a, b in CONVERSES}
 # A word must not be its own antonym through two groups (e.g. "open" in two pairs is fine).
 assert not any(w in ANTONYM_OF.get(w, ()) for w in ANTONYM_OF), "a word is listed as its own antonym"

@@ -32,7 +32,9 @@ class Unit:
 
     @property
     def shown(self) -> str:
-        return f"{self.text}: {self.detail}" if self.status == "aligned" else f"{self.text}: {self.status} ({self.detail})"
+        return (
+            f"{self.text}: {self.detail}" if self.status == "aligned" else f"{self.text}: {self.status} ({self.detail})"
+        )
 
 
 def _near(hit_clause: Clause, home: Clause | None) -> bool:
@@ -70,13 +72,16 @@ def unit_check(token: Token, alignment: "Alignment", evidence: list[Clause], sou
 def _word(token: Token, alignment: "Alignment", sources: str) -> Unit:
     home, clause = alignment.home, alignment.clause
     hits = alignment.hits[id(token)]
-    near = [c for c in _sentence(home, alignment)]
-    antonyms = [h for c in near for h in antonym_hits(token, c)]
+    antonyms = [h for c in _sentence(home, alignment) for h in antonym_hits(token, c)]
     agreeing = [h for h in hits + antonyms if _polarity_agrees(token, h, clause)]
     if agreeing:
         hit = agreeing[0]
         if token.negated and hit.negated == "search" and not any(t.lemma in g.SEARCH_WORDS for t in clause.tokens):
-            return Unit(token.text, "structure", f"the evidence only reports a failed search («{hit.clause.text}»): not found is not absent")
+            return Unit(
+                token.text,
+                "structure",
+                f"the evidence only reports a failed search («{hit.clause.text}»): not found is not absent",
+            )
         return Unit(token.text, "aligned", _where(hit))
     opposed = [h for h in hits + antonyms if _near(h.clause, home)]
     if opposed:
@@ -183,7 +188,10 @@ def _owner_ok(claim: Clause, evidence: Clause) -> bool:
     for entity in evidence.entities:
         if entity.value in claimed:
             continue
-        if any(_same_kind(entity, mine) and mine.value not in {e.value for e in evidence.entities} for mine in claim.entities):
+        if any(
+            _same_kind(entity, mine) and mine.value not in {e.value for e in evidence.entities}
+            for mine in claim.entities
+        ):
             return False
     return True
 
@@ -210,9 +218,7 @@ def _segment_ok(hit: Hit, alignment: "Alignment") -> bool:
     at = tokens.index(hit.token)
     start = next((n + 1 for n in range(at - 1, -1, -1) if tokens[n].kind == "value"), 0)
     aligned = {id(h.token) for found in alignment.hits.values() for h in found if h.token is not None}
-    return not any(
-        (t.identifier or t.pos in _NAME_POS) and id(t) not in aligned for t in tokens[start:at]
-    )
+    return not any((t.identifier or t.pos in _NAME_POS) and id(t) not in aligned for t in tokens[start:at])
 
 
 def _value(token: Token, alignment: "Alignment") -> Unit:
@@ -318,9 +324,12 @@ def _related(a: Token, b: Token, ca: int, cb: int, ea: int, eb: int, placed) -> 
     relating word between them on both sides: their order is who does what to whom."""
     if (a.fact is None) != (b.fact is None):
         return False
-    if a.fact is not None and b.fact is not None:
-        if a.fact.kind != b.fact.kind or not (a.fact.kind == "identifier" or same_measure(a.fact, b.fact)):
-            return False
+    if (
+        a.fact is not None
+        and b.fact is not None
+        and (a.fact.kind != b.fact.kind or not (a.fact.kind == "identifier" or same_measure(a.fact, b.fact)))
+    ):
+        return False
     low, high = sorted((ea, eb))
     return any(
         ca < c < cb and low < e < high and how in {"verbatim", "lemma"} and _relation(t) for c, e, t, how in placed
@@ -347,10 +356,12 @@ def _flip(span: list[Token], causal: bool) -> int:
     state a cause between the two) a causal marker that names the effect first."""
     flips = 0
     for i, t in enumerate(span):
-        if t.text == "被" or (causal and t.lemma in g.REVERSE_CAUSAL):
-            flips += 1
-        elif t.text == "by" and any(p.lemma == "be" for p in span[max(0, i - 3) : i]):
-            flips += 1
-        elif t.lemma in {c[1] for c in g.CONVERSES}:
+        if (
+            t.text == "被"
+            or (causal and t.lemma in g.REVERSE_CAUSAL)
+            or t.text == "by"
+            and any(p.lemma == "be" for p in span[max(0, i - 3) : i])
+            or t.lemma in {c[1] for c in g.CONVERSES}
+        ):
             flips += 1
     return -1 if flips % 2 else 1
