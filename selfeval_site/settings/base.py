@@ -246,10 +246,11 @@ SELFEVAL_SWEEP_PENDING_MINUTES = env_int("SELFEVAL_SWEEP_PENDING_MINUTES", 10)
 SELFEVAL_SWEEP_STUCK_TASK_MINUTES = env_int("SELFEVAL_SWEEP_STUCK_TASK_MINUTES", 15)
 
 # Evaluation producers (diagnosis/services/producers). The verifier's judge: "deterministic"
-# (offline, default) or "llm" (any OpenAI-compatible /chat/completions endpoint).
+# (offline, default), "llm" (any OpenAI-compatible /chat/completions endpoint) or "cascade"
+# (deterministic first, the LLM only for claims it could not align); see producers/judges/factory.py.
 SELFEVAL_JUDGE = env_str("SELFEVAL_JUDGE", "deterministic")
-if SELFEVAL_JUDGE not in {"deterministic", "llm"}:
-    raise ImproperlyConfigured("SELFEVAL_JUDGE must be deterministic or llm")
+if SELFEVAL_JUDGE not in {"deterministic", "llm", "cascade"}:
+    raise ImproperlyConfigured("SELFEVAL_JUDGE must be deterministic, llm or cascade")
 SELFEVAL_LLM_BASE_URL = env_str("SELFEVAL_LLM_BASE_URL")
 SELFEVAL_LLM_MODEL = env_str("SELFEVAL_LLM_MODEL")
 SELFEVAL_LLM_API_KEY = env_str("SELFEVAL_LLM_API_KEY")
@@ -257,13 +258,12 @@ SELFEVAL_LLM_TIMEOUT = env_float("SELFEVAL_LLM_TIMEOUT", 20.0)
 SELFEVAL_LLM_RETRIES = env_int("SELFEVAL_LLM_RETRIES", 2)
 SELFEVAL_LLM_RETRY_BACKOFF = env_float("SELFEVAL_LLM_RETRY_BACKOFF", 0.5)
 SELFEVAL_LLM_CACHE_SECONDS = env_int("SELFEVAL_LLM_CACHE_SECONDS", 7 * 86400)
-if SELFEVAL_JUDGE == "llm" and not (SELFEVAL_LLM_BASE_URL and SELFEVAL_LLM_MODEL):
-    raise ImproperlyConfigured("SELFEVAL_JUDGE=llm needs SELFEVAL_LLM_BASE_URL and SELFEVAL_LLM_MODEL")
+if SELFEVAL_JUDGE != "deterministic" and not (SELFEVAL_LLM_BASE_URL and SELFEVAL_LLM_MODEL):
+    raise ImproperlyConfigured(f"SELFEVAL_JUDGE={SELFEVAL_JUDGE} needs SELFEVAL_LLM_BASE_URL and SELFEVAL_LLM_MODEL")
 # Verdict thresholds, documented in diagnosis/services/producers/verifier.py.
 SELFEVAL_VERIFIER_THRESHOLDS = {
     "pass_groundedness": env_float("SELFEVAL_VERIFIER_PASS_GROUNDEDNESS", 0.8),
     "reject_groundedness": env_float("SELFEVAL_VERIFIER_REJECT_GROUNDEDNESS", 0.4),
-    "support_overlap": env_float("SELFEVAL_VERIFIER_SUPPORT_OVERLAP", 0.6),
 }
 # AIOps evidence tools per category (comma-separated tool names).
 SELFEVAL_AIOPS_TOOL_CATEGORIES = {

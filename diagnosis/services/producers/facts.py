@@ -81,12 +81,16 @@ for _names, _dimension, _factor in (
         _UNITS[_name] = (_dimension, _factor)
 _CJK_COUNTERS = ("个", "次", "条", "台", "倍", "核", "项", "笔", "人", "万", "毫核", "个连接", "次/秒")
 _UNIT_ALTERNATION = "|".join(sorted((re.escape(u) for u in (*_UNITS, *_CJK_COUNTERS)), key=len, reverse=True))
+# Words after a number that are not what it counts ("stayed at 0 during the incident").
+_NOT_UNITS = "|".join(
+    ("during", "since", "over", "within", "until", "across", "per", "through", "between", "while", "and", "the",
+     "for", "with", "from", "after", "before", "than", "more", "less", "was", "are", "were", "in", "on", "at", "of",
+     "to", "into", "but", "or", "via", "by", "when", "then", "because", "is", "has", "had", "have")
+)  # fmt: skip
 _QUANTITY = re.compile(
     r"(?<![a-z0-9_.\-])(?:百分之\s*(?P<pct>\d+(?:\.\d+)?)|(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    rf"(?:\s*(?P<unit>{_UNIT_ALTERNATION})(?![a-z])|\s(?P<word>[a-z]{{3,}})(?![a-z]))?)"
-)
-_STOP_UNIT_WORDS = frozenset(
-    {"and", "the", "for", "with", "from", "after", "before", "than", "more", "less", "was", "are"}
+    rf"(?:\s*(?P<unit>{_UNIT_ALTERNATION})(?![a-z])|\s(?!(?:{_NOT_UNITS})(?![a-z]))(?P<word>[a-z]{{3,}})(?![a-z]))?)"
+    r"(?![a-z0-9_])"
 )
 
 
@@ -112,18 +116,26 @@ def _number(raw: str) -> float:
 @lru_cache(maxsize=8192)
 def extract_facts(text: str) -> tuple[Fact, ...]:
     """The critical facts stated in `text`, in a stable order (by kind, then position)."""
-    work = normalise(text)
-    facts: list[Fact] = []
+    facts = [fact for _, _, fact in fact_spans(normalise(text))]
+    facts.extend(Fact("negation", term, "negation", f"not {term}") for term in sorted(negated_terms(text)))
+    return tuple(facts)
+
+
+@lru_cache(maxsize=8192)
+def fact_spans(work: str) -> tuple[tuple[int, int, Fact], ...]:
+    """(start, end, fact) of every fact of already normalised text, in extraction order."""
+    spans: list[tuple[int, int, Fact]] = []
     for match in _QUOTED.finditer(work):
         quoted = next(g for g in match.groups() if g)
-        facts.append(Fact("quoted", quoted.strip(), "quoted", match.group()))
+        spans.append((match.start(), match.end(), Fact("quoted", quoted.strip(), "quoted", match.group())))
+    original = work  # masking keeps positions, so context words can be read here
 
     def take(pattern: re.Pattern[str], build) -> None:
         nonlocal work
         for match in list(pattern.finditer(work)):
             fact = build(match)
             if fact is not None:
-                facts.append(fact)
+                spans.append((match.start(), match.end(), fact))
                 work = _mask(work, match.start(), match.end())
 
     take(_DATETIME, lambda m: Fact("time", m.group(), "datetime", m.group()))
@@ -134,10 +146,8 @@ def extract_facts(text: str) -> tuple[Fact, ...]:
         take(pattern, lambda m, family=family: _error_code(m, family))
     take(_HOST, lambda m: Fact("identifier", m.group(), "host", m.group()))
     take(_IDENTIFIER, _identifier)
-    original = normalise(text)  # masking keeps positions, so context words can be read here
     take(_QUANTITY, lambda m: _quantity(m, original))
-    facts.extend(Fact("negation", term, "negation", f"not {term}") for term in sorted(negated_terms(text)))
-    return tuple(facts)
+    return tuple(spans)
 
 
 def _error_code(match: re.Match[str], family: str) -> Fact:

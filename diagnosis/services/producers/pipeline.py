@@ -34,7 +34,7 @@ from .composer import composer_output
 from .executor_output import VALID, executor_output_parse
 from .facts import extract_facts, service_of
 from .gatekeeper import EXCERPT_MISMATCH, REF_FROM_FAILED_CALL, REF_NOT_FOUND, gatekeeper_check, gatekeeper_result
-from .judges import NO_EVIDENCE, Judge, judge_from_settings
+from .judges import NO_EVIDENCE, Judge, judge_get
 from .rules import rule_evaluation
 from .trace_summary import tool_trace_summary
 from .types import ClaimResult, PipelineResult, SessionData
@@ -80,7 +80,7 @@ def evaluate(session: SessionData, *, judge: Judge | None = None) -> PipelineRes
     parse_ok = True
     if VERIFIER_LAYER in applicable:
         try:
-            layer, outcomes, parse_ok = _verifier_chain(session, judge or judge_from_settings(), result.round)
+            layer, outcomes, parse_ok = _verifier_chain(session, judge or judge_get(), result.round)
             result.layers[VERIFIER_LAYER] = layer
             result.claim_results = [_claim_result(o, session) for o in outcomes]
         except Exception as exc:
@@ -126,6 +126,7 @@ def _verifier_chain(session: SessionData, judge: Judge, round_: int) -> tuple[di
     used_tools = list(dict.fromkeys(inv.tool_name for inv in session.invocations))
     facts = [fact for o in outcomes for fact in o.facts]
     fallbacks = [o.claim.claim_id for o in outcomes if o.fallback_reason]
+    llm_claims = [o.claim.claim_id for o in outcomes if o.judge.startswith("llm:") or o.fallback_reason]
     layer = {
         "verdict": verdict,
         "groundedness_score": groundedness(outcomes),
@@ -138,6 +139,7 @@ def _verifier_chain(session: SessionData, judge: Judge, round_: int) -> tuple[di
                 "verdict": o.verdict,
                 "rationale": o.rationale,
                 "judge": o.judge,
+                "escalated": o.escalated,
                 "absence_claim": o.absence,
                 "refIds": list(o.verified_ref_ids),
                 "bindings": [b.status for b in o.bindings],
@@ -160,7 +162,14 @@ def _verifier_chain(session: SessionData, judge: Judge, round_: int) -> tuple[di
         ),
         "tool_trace_summary": tool_trace_summary(invocations=session.invocations, cited=cited),
         "evidence_fingerprint": session.evidence_fingerprint,
-        "judge": {"name": getattr(judge, "name", type(judge).__name__), "fallback_claims": fallbacks},
+        "judge": {
+            "name": getattr(judge, "name", type(judge).__name__),
+            "fallback_claims": fallbacks,
+            # Claims the LLM was asked about (the cascade's escalations included) and how many.
+            "llm_claims": llm_claims,
+            "llm_count": len(llm_claims),
+            "escalated_claims": [o.claim.claim_id for o in outcomes if o.escalated],
+        },
         "thresholds": thresholds,
     }
     return layer, outcomes, parsed.status == VALID

@@ -6,8 +6,9 @@ Per claim, in order (code guards first, the judge only for what is left):
   "confirmed none", "no ... found", "已排除", "确认没有", "不存在", "排除了"): retrieving nothing
   never proves that something does not exist;
 - no binding VERIFIED by the gatekeeper -> UNSUPPORTED;
-- a hard fact (number, code, name, time, IP) has another value in the evidence -> CONTRADICTED;
-- otherwise the judge decides over the verified excerpts in their sentence context.
+- otherwise the judge decides over the verified excerpts in their sentence context (a changed
+  number, code or name is a located conflict the judge finds in its slot, not a document-wide
+  guess). `facts_checked` still reports, per fact, whether the evidence states it anywhere.
 
 Session verdict. Thresholds come from `SELFEVAL_VERIFIER_THRESHOLDS` (a dict; missing keys take
 the defaults below):
@@ -28,7 +29,7 @@ from typing import Any
 from django.conf import settings
 
 from .executor_output import Claim
-from .facts import HARD_KINDS, MISMATCH, evidence_text, extract_facts, fact_check
+from .facts import evidence_text, extract_facts, fact_check
 from .gatekeeper import NO_EVIDENCE as GATE_NO_EVIDENCE
 from .gatekeeper import VERIFIED, CheckedBinding
 from .judges import CONTRADICTED, NO_EVIDENCE, SUPPORTED, UNSUPPORTED, Judge, JudgeInput
@@ -37,7 +38,7 @@ from .text import compact
 PASS = "PASS"  # noqa: S105 (a verdict, not a secret)
 LOW_CONFID = "LOW_CONFID"
 REJECT = "REJECT"
-DEFAULT_THRESHOLDS = {"pass_groundedness": 0.8, "reject_groundedness": 0.4, "support_overlap": 0.6}
+DEFAULT_THRESHOLDS = {"pass_groundedness": 0.8, "reject_groundedness": 0.4}
 
 _ABSENCE = re.compile(
     r"ruled out|rules? out|excluded|eliminated|confirmed (?:that )?(?:there (?:is|are|was|were) )?(?:no|none)\b"
@@ -67,6 +68,7 @@ class ClaimOutcome:
     bindings: list[CheckedBinding]
     absence: bool
     fallback_reason: str = ""
+    escalated: bool = False  # the cascade asked the LLM judge
 
     @property
     def verified_ref_ids(self) -> tuple[str, ...]:
@@ -97,8 +99,8 @@ def claim_verify(*, claim: Claim, bindings: list[CheckedBinding], judge: Judge, 
             }
         )
 
-    def outcome(verdict: str, rationale: str, judge_name: str = "rule", fallback: str = "") -> ClaimOutcome:
-        return ClaimOutcome(claim, verdict, rationale, judge_name, facts, bindings, absence, fallback)
+    def outcome(verdict: str, rationale: str, judge_name: str = "rule", fallback: str = "", escalated: bool = False):
+        return ClaimOutcome(claim, verdict, rationale, judge_name, facts, bindings, absence, fallback, escalated)
 
     if not bindings:
         return outcome(UNSUPPORTED, "the claim cites no evidence")
@@ -111,10 +113,6 @@ def claim_verify(*, claim: Claim, bindings: list[CheckedBinding], judge: Judge, 
     if not verified:
         statuses = ", ".join(sorted({b.status for b in bindings}))
         return outcome(UNSUPPORTED, f"no cited evidence passed the gatekeeper ({statuses})")
-    hard_mismatch = [f for f in facts if f["status"] == MISMATCH and f["kind"] in HARD_KINDS]
-    if hard_mismatch:
-        shown = "; ".join(f"{f['text']} vs evidence {', '.join(map(str, f['evidence_values']))}" for f in hard_mismatch)
-        return outcome(CONTRADICTED, f"evidence states a different value: {shown}")
     item = JudgeInput(
         claim_id=claim.claim_id,
         text=claim.text,
@@ -123,9 +121,12 @@ def claim_verify(*, claim: Claim, bindings: list[CheckedBinding], judge: Judge, 
         evidence_text=evidence,
         facts=tuple(facts),
         language=language,
+        sources=sources,
     )
     judgement = judge.judge(item)
-    return outcome(judgement.verdict, judgement.rationale, judgement.judge, judgement.fallback_reason)
+    return outcome(
+        judgement.verdict, judgement.rationale, judgement.judge, judgement.fallback_reason, judgement.escalated
+    )
 
 
 def groundedness(outcomes: list[ClaimOutcome]) -> float | None:

@@ -38,7 +38,7 @@ def verdicts(layer: dict) -> dict[str, str]:
         ("连接池最大连接数为 100", ("inv-1#1", "连接池最大连接数为 50"), "CONTRADICTED"),
         ("payment-service 的数据库连接池耗尽", ("inv-1#1", "连接池耗尽"), "CONTRADICTED"),
         # Chinese claims over English logs: the glossary bridges the wording, the facts must agree.
-        ("order-service 的数据库连接在 30000ms 后超时", ("inv-2#1", "request timed out after 30000ms"), "SUPPORTED"),
+        ("order-service 的连接在 30000ms 后超时", ("inv-2#1", "request timed out after 30000ms"), "SUPPORTED"),
         # The service is named elsewhere in the cited ref (and in its source), not in the excerpt.
         ("order-service 错误率升至 35%", ("inv-2#1", "错误率升至 35%"), "SUPPORTED"),
         # A negation the evidence does not share.

@@ -1,0 +1,387 @@
+"""One text read once into clauses of typed tokens: what the alignment and the structure checks use.
+
+Steps, on `text.normalise`d text (NFKC, width, case):
+1. Chinese numerals before a unit or counter become digits (cn2an: 三次 -> 3次, 两百毫秒 -> 200毫秒);
+   English number words two..twenty, once and twice too.
+2. Sentences end at 。！？!?;； newlines and ". "; clauses end at commas (not inside 1,284).
+3. Values (numbers with units, codes, identifiers, IPs, times, quoted text) come from
+   `facts.fact_spans`; the rest is cut into words: jieba with part-of-speech tags for Chinese
+   (function-word tags dropped), simplemma lemmas for English, snake_case names split.
+4. Negation scope: a negator governs the next content tokens of its clause (at most three, up to
+   a preposition or contrast word); a zero value ("errors: 0", "5xx 错误数为 0", "0 errors")
+   negates the metric words it is attached to. A negation that governs a search word ("no
+   matching lines", "未检索到") is marked as a failed search.
+5. Per clause: its entities (identifiers, or those of the clause before when it names none),
+   hedges, certainty and quantifier words, and from -> to pairs.
+
+`analyse` is cached by text: evidence is read once per ref context, whatever the claims.
+"""
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cn2an
+import simplemma
+
+from ..facts import Fact, fact_spans
+from ..text import _segmenter, normalise
+from . import glossary as g
+
+_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_SENTENCES = re.compile(r"(?:[。！？!?;；\n]|\.(?=\s|$))+")
+_CLAUSES = re.compile(r"，|,(?=\s)|(?<!\d),|,(?!\d)")
+_RUN = re.compile(rf"[a-z0-9%']+(?:[-_.'][a-z0-9%]+)*|[{_CJK}]+|->|→|=>|~")
+_ZH_NUMERAL = re.compile(
+    r"(百分之)?([零一二两三四五六七八九十百千万]+)(?=(?:个|次|条|台|倍|核|项|笔|人|秒|毫秒|分钟|分|小时"
+    r"|天|周|月|年|米|公里|平方公里|千米|副本|节点|实例|倍|%|ms|s|gb|mb))"
+)
+_PERCENT_ZH = re.compile(r"百分之\s*([零一二两三四五六七八九十百点]+|\d+(?:\.\d+)?)")
+_EN_NUMBERS = {
+    w: str(n)
+    for n, w in enumerate(
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+            "twenty",
+        ]
+    )
+    if n >= 2
+}
+_EN_NUMBER = re.compile(r"\b(" + "|".join(_EN_NUMBERS) + r"|once|twice|thrice)\b")
+_BE = frozenset({"is", "are", "was", "were", "be", "been", "being", "get", "got", "gets"})
+_ZERO_LINKS = frozenset(
+    {"be", "stay", "remain", "at", "of", "to", "equal", "equals", "reach", "show", "total", "=", ":", "为", "是", "保持",
+     "维持", "仍为", "均为", "等于", "一直", "都"}
+)  # fmt: skip
+_FRACTION = re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")  # "0/6 instances healthy"
+_FROM = frozenset({"from", "从", "由"})
+_TO = frozenset({"to", "into", "为", "到", "至", "成", "->", "→", "=>"})
+
+
+@dataclass(slots=True)
+class Token:
+    text: str  # surface, normalised
+    lemma: str  # English lemma, Chinese word, a value's surface
+    kind: str  # "word" | "value" | "neg" | "light"
+    pos: str = ""  # jieba tag for Chinese words, "" otherwise
+    fact: Fact | None = None
+    negated: str = ""  # "" | "neg" | "zero" | "search": what governs this token
+    head: bool = False  # the first token a negation governs (or any zeroed token)
+
+    @property
+    def content(self) -> bool:
+        return self.kind in {"word", "value"}
+
+    @property
+    def identifier(self) -> bool:
+        return self.fact is not None and self.fact.kind == "identifier"
+
+
+@dataclass(slots=True)
+class Clause:
+    index: int
+    sentence: tuple[int, int]  # (text, sentence number): clauses of one sentence share it
+    text: str
+    tokens: list[Token]
+    entities: frozenset[Fact] = frozenset()  # identifiers named, own or inherited
+    hedged: bool = False
+    quantifier: str = ""  # "all" | "some" | "none" | ""
+    pairs: tuple[tuple[Token, Token], ...] = ()  # from -> to
+
+    @property
+    def compact(self) -> str:
+        return re.sub(r"[\s\-_]+", "", self.text)
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    text: str
+    clauses: tuple[Clause, ...]
+
+
+def _zh_numerals(text: str) -> str:
+    def convert(match: re.Match[str]) -> str:
+        try:
+            number = cn2an.cn2an(match[2], "smart")
+        except ValueError:
+            return match.group()
+        value = f"{number:g}" if isinstance(number, float) else str(number)
+        return value + "%" if match[1] else value
+
+    text = _PERCENT_ZH.sub(lambda m: f"{cn2an.cn2an(m[1], 'smart'):g}%" if not m[1].isdigit() else f"{m[1]}%", text)
+    return _ZH_NUMERAL.sub(convert, text)
+
+
+def _en_numbers(text: str) -> str:
+    def convert(match: re.Match[str]) -> str:
+        word = match[1]
+        return {"once": "1 time", "twice": "2 times", "thrice": "3 times"}.get(word) or _EN_NUMBERS[word]
+
+    return _EN_NUMBER.sub(convert, text)
+
+
+def prepare(text: str) -> str:
+    """Normalised text with numerals as digits: what every offset of an Analysis refers to."""
+    return _en_numbers(_zh_numerals(normalise(text)))
+
+
+def warm_up() -> None:
+    """Load jieba's dictionary and simplemma's English data now rather than on the first claim."""
+    analyse("预热 warm-up requests")
+
+
+@lru_cache(maxsize=2048)
+def lemma(word: str) -> str:
+    if not word.isascii() or not word.isalpha():
+        return word
+    return simplemma.lemmatize(word, lang="en").casefold()
+
+
+@lru_cache(maxsize=4096)
+def analyse(text: str) -> Analysis:
+    """The clauses of `text` (see the module docstring); cached."""
+    work = prepare(text)
+    clauses: list[Clause] = []
+    entities: frozenset[Fact] = frozenset()
+    key = hash(work)
+    for number, sentence in enumerate(s for s in _SENTENCES.split(work) if s.strip()):
+        for part in _CLAUSES.split(sentence):
+            if not part.strip():
+                continue
+            clause = _clause(len(clauses), (key, number), part.strip())
+            own = frozenset(t.fact for t in clause.tokens if t.identifier)
+            entities = own or entities
+            clause.entities = entities
+            clauses.append(clause)
+    return Analysis(work, tuple(clauses))
+
+
+def _clause(index: int, sentence: tuple[int, int], text: str) -> Clause:
+    tokens: list[Token] = []
+    cursor = 0
+    for start, end, fact in sorted(fact_spans(text), key=lambda s: (s[0], -s[1])):
+        if start < cursor:
+            continue  # a span inside one already taken
+        tokens.extend(_words(text[cursor:start]))
+        tokens.append(Token(fact.text, fact.text, "value", fact=fact))
+        if fact.kind == "quoted":
+            cursor = start + 1  # the quoted words are read too
+            continue
+        counted = fact.family[6:] if fact.family.startswith("count:") else ""
+        if counted.isascii() and counted.isalpha() and len(counted) >= 3:
+            tokens.append(Token(counted, lemma(counted), "word"))  # "0 errors": errors is a word too
+        cursor = end
+    tokens.extend(_words(text[cursor:]))
+    _merge_phrases(tokens)
+    fractions = [(float(a), float(b)) for a, b in _FRACTION.findall(text)]
+    _scope(tokens, fractions)
+    lemmas = {t.lemma for t in tokens}
+    quantifier = ""
+    if any(a == 0 for a, _ in fractions) or lemmas & g.NONE_QUANTIFIERS:
+        quantifier = "none"
+    elif any(a == b for a, b in fractions) or lemmas & g.UNIVERSAL:
+        quantifier = "all"
+    elif fractions or lemmas & g.PARTIAL:
+        quantifier = "some"
+    hedged = _hedged(tokens, text)
+    return Clause(index, sentence, text, tokens, hedged=hedged, quantifier=quantifier, pairs=_pairs(tokens))
+
+
+def _words(chunk: str) -> list[Token]:
+    out: list[Token] = []
+    for match in _RUN.finditer(chunk):
+        run = match.group()
+        if run in {"->", "→", "=>", "~"}:
+            out.append(Token(run, run, "light"))
+            continue
+        if run[0] >= "\u3400":
+            out.extend(_chinese(run))
+            continue
+        parts = [run] if "-" in run or any(c.isdigit() for c in run) else [p for p in run.split("_") if p]
+        for part in parts:
+            if part.endswith("n't"):
+                out.append(Token(part, part, "neg"))
+                continue
+            base = lemma(part)
+            if part in g.NEGATORS_EN:
+                kind = "neg"
+            elif part in g.LIGHT_EN or base in g.LIGHT_EN:
+                kind = "light"
+            else:
+                kind = "word"
+            out.append(Token(part, base, kind))
+    # "failed to connect", "unable to": the failure negates what follows.
+    for i, token in enumerate(out[:-1]):
+        if token.lemma in {"fail", "unable"} and out[i + 1].text == "to":
+            out.insert(i + 1, Token("not", "not", "neg"))
+            break
+    # "could not", "may not": a modal before a negation is no hedge.
+    return out
+
+
+@lru_cache(maxsize=1)
+def _posseg():
+    _segmenter()  # the shared dictionary, loaded once
+    import jieba.posseg
+
+    return jieba.posseg
+
+
+def _chinese(run: str) -> list[Token]:
+    out: list[Token] = []
+    for pair in _posseg().lcut(run, HMM=False):
+        word, flag = pair.word, pair.flag
+        for piece in _split_negation(word):
+            if piece in g.NEGATORS_ZH:
+                out.append(Token(piece, piece, "neg", pos=flag))
+            elif piece in g.LIGHT_ZH or (flag in g.LIGHT_POS and piece not in g.SYNONYM_GROUPS):
+                out.append(Token(piece, piece, "light", pos=flag))
+            else:
+                out.append(Token(piece, piece, "word", pos=flag))
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _split_negation(word: str) -> tuple[str, ...]:
+    """jieba keeps some negations glued: 未发现 -> 未 发现, 中未 -> 中 未, 不可用 -> 不 可用."""
+    if word in g.NEGATORS_ZH or word in g.NOT_NEGATIONS_ZH or len(word) < 2:
+        return (word,)
+    for negator in sorted(g.NEGATORS_ZH, key=len, reverse=True):
+        at = word.find(negator)
+        if at < 0 or (at > 0 and at > 1):
+            continue
+        rest = word[at + len(negator) :]
+        return tuple(p for p in (word[:at], negator, rest) if p)
+    return (word,)
+
+
+def _merge_phrases(tokens: list[Token]) -> None:
+    """Glossary phrases of two or three English words become one token ("scale out", "error rate")."""
+    i = 0
+    while i < len(tokens) - 1:
+        for size in (3, 2):
+            window = tokens[i : i + size]
+            if len(window) < size or any(t.kind not in {"word", "light"} for t in window):
+                continue
+            ascii_words = all(t.lemma.isascii() for t in window)
+            if not ascii_words and not all(t.text >= "\u3400" and t.kind == "word" for t in window):
+                continue
+            phrase = (" " if ascii_words else "").join(t.lemma for t in window)
+            if phrase in g.SYNONYM_GROUPS or phrase in g.ANTONYM_OF:
+                tokens[i : i + size] = [
+                    Token((" " if ascii_words else "").join(t.text for t in window), phrase, "word")
+                ]
+                break
+        i += 1
+
+
+def _scope(tokens: list[Token], fractions: list[tuple[float, float]]) -> None:
+    for i, token in enumerate(tokens):
+        if token.kind == "neg":
+            governed = []
+            for following in tokens[i + 1 :]:
+                if following.kind == "neg" or (governed and following.lemma in g.SCOPE_END):
+                    break
+                if following.content:
+                    governed.append(following)
+                    if len(governed) == 3:
+                        break
+            before = [t for t in tokens[max(0, i - 3) : i] if t.content]
+            search = any(t.lemma in g.SEARCH_WORDS for t in governed + before[-1:])  # "found no letters"
+            for n, t in enumerate(governed):
+                t.negated = "search" if search else "neg"
+                t.head = t.head or n == 0
+        elif token.fact is not None and token.fact.kind in {"number", "quantity"} and token.fact.value == 0:
+            zeroed = _zeroed(tokens, i, {b for a, b in fractions if a == 0})
+            search = any(t.lemma in g.SEARCH_WORDS for t in zeroed)  # "0 results for the query"
+            for t in zeroed:
+                t.negated, t.head = "search" if search else "zero", True
+
+
+def _zeroed(tokens: list[Token], at: int, totals: set[float]) -> list[Token]:
+    """The metric tokens a zero at `at` is about: "0 errors", "0/6 healthy", "errors: 0" / "错误数为 0"."""
+    following = [t for t in tokens[at + 1 : at + 4] if t.kind != "light"]
+    if following and following[0].fact is not None and following[0].fact.value in totals:
+        at = tokens.index(following[0])  # the zero of "0/6": what follows the total is counted
+        following = following[1:]
+    nxt = following[0] if following else None
+    forward = (
+        nxt is not None
+        and nxt.lemma not in g.SCOPE_END
+        and ((nxt.kind == "word") or (nxt.fact is not None and nxt.fact.kind == "error_code"))
+    )
+    if forward:
+        taken = []
+        for t in tokens[at + 1 :]:
+            if t.identifier or t.lemma in g.SCOPE_END or len(taken) == 2:
+                break
+            if t.content:
+                taken.append(t)
+        return taken
+    taken = []
+    for t in reversed(tokens[:at]):
+        if t.identifier or t.text == "的" or (t.lemma in g.SCOPE_END and t.lemma not in _ZERO_LINKS) or len(taken) == 3:
+            break
+        if t.content and t.lemma not in _ZERO_LINKS:
+            taken.append(t)
+        elif t.kind == "word" and t.lemma in _ZERO_LINKS:
+            continue
+    return taken
+
+
+def _hedged(tokens: list[Token], text: str) -> bool:
+    for i, token in enumerate(tokens):
+        if token.lemma not in g.HEDGES:
+            continue
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        prev = tokens[i - 1] if i else None
+        if token.lemma in {"may", "could", "might"} and (
+            (nxt is not None and nxt.kind == "neg") or (prev is not None and prev.text in {"in", "of", "since"})
+        ):
+            continue  # "could not connect" is a negation; "in May" a month
+        return True
+    return any(h in text for h in g.HEDGES if not h.isascii() and len(h) > 1)
+
+
+def _pairs(tokens: list[Token]) -> tuple[tuple[Token, Token], ...]:
+    """from X to Y / 从 X 调整为 Y / 由 X 降至 Y / X -> Y, X and Y the nearest content tokens."""
+    pairs = []
+    for i, token in enumerate(tokens):
+        if token.text in {"->", "→", "=>"}:
+            left = next((t for t in reversed(tokens[:i]) if t.content), None)
+            right = next((t for t in tokens[i + 1 :] if t.content), None)
+            if left and right:
+                pairs.append((left, right))
+        elif token.text in _FROM:
+            source = next((t for t in tokens[i + 1 : i + 3] if t.content), None)
+            if source is None:
+                continue
+            rest = tokens[tokens.index(source) + 1 :]
+            marker = next(
+                (n for n, t in enumerate(rest[:6]) if t.text in _TO or t.text.endswith(("为", "到", "至"))), None
+            )
+            if marker is None:
+                continue
+            target = next((t for t in rest[marker + 1 : marker + 4] if t.content), None)
+            if target is not None:
+                pairs.append((source, target))
+    return tuple(pairs)

@@ -1,0 +1,49 @@
+"""What every judge takes and gives: the claim with its verified evidence, and a verdict that says why."""
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ..facts import EvidenceText
+
+SUPPORTED = "SUPPORTED"
+UNSUPPORTED = "UNSUPPORTED"
+CONTRADICTED = "CONTRADICTED"
+NO_EVIDENCE = "NO_EVIDENCE"
+JUDGE_VERDICTS = (SUPPORTED, UNSUPPORTED, CONTRADICTED)
+
+# Why the deterministic judge decided: the cascade escalates only UNALIGNED.
+ALIGNED = "aligned"  # every unit aligned, structure agrees
+UNALIGNED = "unaligned"  # some claim unit has no counterpart in the evidence
+STRUCTURE = "structure"  # aligned, but the evidence hedges, only failed to find, or says less
+CONFLICT = "conflict"  # a located conflict (other value, direction, negation, antonym, roles)
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeInput:
+    claim_id: str
+    text: str
+    critical: bool
+    evidence: tuple[str, ...]  # verified excerpts in their sentence context
+    evidence_text: EvidenceText  # the same, joined and prepared
+    facts: tuple[dict[str, Any], ...]  # fact checks (kind, value, status, ...)
+    language: str = "en"
+    sources: str = ""  # compact text of the cited refs and their sources: names the subject
+
+
+@dataclass(frozen=True, slots=True)
+class Judgement:
+    verdict: str  # SUPPORTED | UNSUPPORTED | CONTRADICTED
+    rationale: str
+    judge: str
+    fallback_reason: str = ""
+    cached: bool = False
+    basis: str = ""  # ALIGNED | UNALIGNED | STRUCTURE | CONFLICT for the deterministic judge
+    escalated: bool = False  # the cascade sent this claim to the LLM judge
+
+
+class Judge(Protocol):
+    name: str
+
+    def judge(self, item: JudgeInput) -> Judgement: ...
+
+    def close(self) -> None: ...

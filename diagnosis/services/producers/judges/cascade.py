@@ -1,0 +1,32 @@
+"""Cascade: the deterministic judge first; the LLM judge only for what it could not align."""
+
+from dataclasses import replace
+
+from .base import UNALIGNED, UNSUPPORTED, Judge, JudgeInput, Judgement
+
+
+class CascadeJudge:
+    """`first` decides; a claim it leaves UNSUPPORTED because some unit did not align goes to
+    `second`. Located conflicts, hedged or failed-search evidence and supported claims never do.
+    The rationale of an escalated claim keeps both judges' words."""
+
+    name = "cascade"
+
+    def __init__(self, *, first: Judge, second: Judge) -> None:
+        self.first = first
+        self.second = second
+
+    def close(self) -> None:
+        self.first.close()
+        self.second.close()
+
+    def judge(self, item: JudgeInput) -> Judgement:
+        first = self.first.judge(item)
+        if first.verdict != UNSUPPORTED or first.basis != UNALIGNED:
+            return first
+        second = self.second.judge(item)
+        return replace(
+            second,
+            rationale=f"{second.rationale} [escalated by the {first.judge} judge: {first.rationale}]",
+            escalated=True,
+        )

@@ -1,0 +1,134 @@
+"""LLM judge: any OpenAI-compatible chat-completions endpoint, with timeout, retries, cache and fallback.
+
+POST `{base_url}/chat/completions` with `model`, bearer `api_key`, JSON response format,
+temperature 0. `timeout` seconds per attempt, `retries` retries after the first attempt
+(timeouts, transport errors, 408/429/5xx and malformed answers), linear `backoff`. Answers are
+cached in Django's cache by a hash of model + prompt for `cache_seconds`. When every attempt
+fails the `fallback` judge (deterministic by default) decides and the rationale says so (`Judgement.fallback_reason`).
+"""
+
+import hashlib
+import json
+import logging
+import time
+from typing import Any
+
+import httpx
+from django.core.cache import cache
+from django.core.exceptions import ImproperlyConfigured
+
+from .base import JUDGE_VERDICTS, Judge, JudgeInput, Judgement
+from .deterministic import DeterministicJudge
+
+logger = logging.getLogger(__name__)
+
+PROMPT_VERSION = "selfeval-judge-v2"
+_SYSTEM_PROMPT = (
+    "You check whether evidence entails a claim made by a diagnosis agent. Use only the evidence given. "
+    'Answer with a JSON object {"verdict": "SUPPORTED" | "UNSUPPORTED" | "CONTRADICTED", "rationale": "<one sentence>"}. '
+    "SUPPORTED: the evidence states everything the claim asserts: every entity, number with unit, role, direction "
+    "of change, quantifier and modality. CONTRADICTED: the evidence states something incompatible in the same "
+    "place (another value, the opposite direction, a negation or an antonym). UNSUPPORTED: anything else. "
+    "The absence of retrieved evidence never proves that something does not exist."
+)
+
+
+class _Permanent(Exception):
+    """An error retrying will not fix (authentication, bad request)."""
+
+
+class LLMJudge:
+    """An OpenAI-compatible judge. Build it once per worker and `close()` it on shutdown."""
+
+    name = "llm"
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        model: str,
+        fallback: Judge | None = None,
+        api_key: str = "",
+        timeout: float = 20.0,
+        retries: int = 2,
+        backoff: float = 0.5,
+        cache_seconds: int = 7 * 86400,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        if not base_url or not model:
+            raise ImproperlyConfigured("the LLM judge needs a base URL and a model")
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self.fallback = fallback if fallback is not None else DeterministicJudge()
+        self.timeout = timeout
+        self.retries = retries
+        self.backoff = backoff
+        self.cache_seconds = cache_seconds
+        self.label = f"llm:{self.model}"[:64]
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._client = httpx.Client(timeout=self.timeout, headers=headers, transport=transport)
+
+    def close(self) -> None:
+        self._client.close()
+        self.fallback.close()
+
+    def _messages(self, item: JudgeInput) -> list[dict[str, str]]:
+        evidence = "\n".join(f"[{i + 1}] {text}" for i, text in enumerate(item.evidence)) or "(none)"
+        facts = "; ".join(f"{f['kind']} {f['text']}: {f['status']}" for f in item.facts) or "(none)"
+        user = f"Claim: {item.text}\nEvidence:\n{evidence}\nFacts checked by code: {facts}"
+        return [{"role": "system", "content": _SYSTEM_PROMPT}, {"role": "user", "content": user}]
+
+    def judge(self, item: JudgeInput) -> Judgement:
+        messages = self._messages(item)
+        digest = hashlib.sha256(
+            json.dumps([PROMPT_VERSION, self.model, messages], ensure_ascii=False).encode()
+        ).hexdigest()
+        cache_key = f"selfeval:llm-judge:{digest}"
+        hit = cache.get(cache_key)
+        if hit is not None:
+            return Judgement(hit["verdict"], hit["rationale"], self.label, cached=True)
+        body = {
+            "model": self.model,
+            "messages": messages,
+            "temperature": 0,
+            "response_format": {"type": "json_object"},
+        }
+        reason = ""
+        for attempt in range(self.retries + 1):
+            if attempt:
+                time.sleep(self.backoff * attempt)
+            try:
+                answer = self._ask(body)
+            except _Permanent as exc:
+                reason = str(exc)
+                break
+            except (httpx.HTTPError, ValueError) as exc:
+                reason = f"{type(exc).__name__}: {exc}"[:300]
+                logger.warning("LLM judge attempt %s failed: %s", attempt + 1, reason)
+                continue
+            cache.set(cache_key, answer, self.cache_seconds)
+            return Judgement(answer["verdict"], answer["rationale"], self.label)
+        fallback = self.fallback.judge(item)
+        return Judgement(
+            fallback.verdict,
+            f"LLM judge unavailable ({reason}); {fallback.judge} fallback: {fallback.rationale}",
+            f"{fallback.judge}(llm-fallback)"[:64],
+            fallback_reason=reason or "unknown",
+            basis=fallback.basis,
+        )
+
+    def _ask(self, body: dict[str, Any]) -> dict[str, str]:
+        response = self._client.post(f"{self.base_url}/chat/completions", json=body)
+        if response.status_code >= 400:
+            if response.status_code in {408, 429} or response.status_code >= 500:
+                response.raise_for_status()
+            raise _Permanent(f"HTTP {response.status_code} from the LLM endpoint")
+        try:
+            content = response.json()["choices"][0]["message"]["content"]
+            answer = json.loads(content)
+        except (KeyError, IndexError, TypeError, json.JSONDecodeError) as exc:
+            raise ValueError(f"malformed LLM answer: {exc}") from None
+        if not isinstance(answer, dict) or answer.get("verdict") not in JUDGE_VERDICTS:
+            raise ValueError(f"LLM answer has no valid verdict: {str(answer)[:120]}")
+        rationale = answer.get("rationale")
+        return {"verdict": answer["verdict"], "rationale": rationale if isinstance(rationale, str) else ""}
