@@ -13,8 +13,9 @@ from django.utils.translation import gettext_lazy as _
 
 from cases import services as case_services
 from cases.models import BadCase, BadCaseStatus, Case, CaseRevision
-from diagnosis.admin import HEAVY_SESSION_FIELDS, verdict_badge
+from diagnosis.admin import HEAVY_SESSION_FIELDS
 from diagnosis.models import DiagnosisSession
+from selfeval_site.adminkit.display import verdict_badge
 from selfeval_site.adminkit.mixins import TenantAdminMixin
 from selfeval_site.adminkit.paging import CappedCountPaginator
 

@@ -5,7 +5,8 @@ from django.utils.translation import gettext_lazy as _
 
 from diagnosis.admin import HEAVY_SESSION_FIELDS
 from feedback.models import FeedbackEvent
-from selfeval_site.adminkit.mixins import ReadOnlyAdminMixin, TenantAdminMixin, session_inspector_link
+from selfeval_site.adminkit.display import session_inspector_link
+from selfeval_site.adminkit.mixins import ReadOnlyAdminMixin, TenantAdminMixin
 from selfeval_site.adminkit.paging import CappedCountPaginator
 
 

@@ -2,7 +2,7 @@ from django.contrib.admin.apps import AdminConfig
 
 
 class SelfEvalAdminConfig(AdminConfig):
-    default_site = "selfeval_site.admin_site.SelfEvalAdminSite"
+    default_site = "selfeval_site.backoffice.admin_site.SelfEvalAdminSite"
 
     def ready(self) -> None:
         super().ready()

@@ -6,9 +6,9 @@ from rest_framework.routers import SimpleRouter
 
 from cases.api import CaseViewSet
 from diagnosis.api import SessionViewSet
-from diagnosis.api_trace import TraceView
 from evolution.api import EvolutionThresholdsView, EvolutionVerifyView
 from feedback.api import FeedbackTokenView, FeedbackView
+from selfeval_site.backoffice.trace.api import TraceView
 from selfeval_site.health import healthz
 
 router = SimpleRouter(trailing_slash=False)

@@ -1,8 +1,5 @@
 """Pieces shared by the apps' admin classes."""
 
-from django.urls import reverse
-from django.utils.html import format_html
-
 from selfeval_site.tenancy.access import Access
 
 
@@ -28,9 +25,3 @@ class TenantAdminMixin:
     def access(self, request) -> Access:
         # Admin users who may view this model see every project's rows.
         return Access.to_everything() if self.has_view_or_change_permission(request) else Access.to_nothing()
-
-
-def session_inspector_link(session) -> str:
-    """A link to the session inspector, labelled with the session's external id (escaped)."""
-    url = reverse("admin:diagnosis_diagnosissession_change", args=[session.pk])
-    return format_html('<a href="{}">{}</a>', url, session.session_id)

@@ -86,6 +86,8 @@ INSTALLED_APPS = [
     "feedback",
     "cases",
     "evolution",
+    "selfeval_site.backoffice",
+    "selfeval_site.demo",
 ]
 
 MIDDLEWARE = [

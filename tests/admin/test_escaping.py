@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from cases.models import BadCase, Case
 from cases.services import bad_case_update, case_update
-from diagnosis.admin_inspector import highlight_excerpt
+from selfeval_site.backoffice.inspector import highlight_excerpt
 from tests.factories import (
     case_of,
     diagnosis_payload,

@@ -203,7 +203,7 @@ def test_inspector_names_only_layers_the_pipeline_runs_as_missing(reviewer_clien
 
 
 def test_inspector_shows_whole_number_facts_without_a_decimal_point():
-    from diagnosis.admin_inspector import _facts
+    from selfeval_site.backoffice.inspector import _facts
 
     facts = _facts([{"kind": "quantity", "value": 96.0, "status": "MISMATCH"}, {"value": 0.5}])
 

@@ -16,9 +16,9 @@ from diagnosis.models import (
     ToolInvocation,
 )
 from diagnosis.serializers import SessionIngestSerializer
-from diagnosis.services.demo.generator import SCENARIOS, demo_session_build, payload_digest
-from diagnosis.services.demo.seeding import demo_sessions_seed
 from diagnosis.services.ingestion import session_upsert
+from selfeval_site.demo.generator import SCENARIOS, demo_session_build, payload_digest
+from selfeval_site.demo.seeding import demo_sessions_seed
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 PROJECTS = ("acme-chat", "acme-aiops")
@@ -280,7 +280,7 @@ def test_seed_demo_with_evaluation_fills_every_layer_and_the_back_office(capsys)
 def test_large_raw_seed_rebuilds_the_indexes_it_deferred(monkeypatch):
     from django.db import connection
 
-    from diagnosis.services.demo import seeding
+    from selfeval_site.demo import seeding
 
     monkeypatch.setattr(seeding, "DEFER_INDEXES_FROM", 10)
     call_command("seed_demo", sessions=FULL_CYCLE, seed=8, bulk_only=True)

@@ -12,7 +12,7 @@ from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext_lazy as _
 
 from diagnosis.models import Feedback, ReviewJudgement, VerifierVerdict
-from selfeval_site import dashboard as dashboard_selectors
+from selfeval_site.backoffice import dashboard as dashboard_selectors
 
 SESSIONS_CHANGELIST = "admin:diagnosis_diagnosissession_changelist"
 # Strings new in Django 6 that its zh-hans catalogue does not translate yet (the blank choice of

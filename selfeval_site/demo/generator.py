@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from diagnosis.models import NO_EVIDENCE_REF
-from diagnosis.services.demo.catalogue import TOPICS, UNRELATED_ALERTS, UNRELATED_DIAGNOSIS, Topic, TopicText
+from selfeval_site.demo.catalogue import TOPICS, UNRELATED_ALERTS, UNRELATED_DIAGNOSIS, Topic, TopicText
 
 
 @dataclass(frozen=True)

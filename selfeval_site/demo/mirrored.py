@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from diagnosis.models import EvaluationState, FailureAttribution
-from diagnosis.services.demo.generator import DemoSession
+from selfeval_site.demo.generator import DemoSession
 
 _VERIFIER = {
     "grounded_l0": "PASS",

@@ -12,9 +12,9 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from diagnosis.models import ClaimCheck
-from diagnosis.selectors_trace import Trace
 from diagnosis.serializers import SessionContentSerializer, StepSerializer, ToolInvocationSerializer
 from diagnosis.services.merge import AIOPS_LAYER, RULE_LAYER, VERIFIER_LAYER
+from selfeval_site.backoffice.trace.selectors import Trace
 
 
 class TraceSessionSerializer(SessionContentSerializer):

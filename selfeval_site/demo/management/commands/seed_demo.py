@@ -4,8 +4,8 @@ from argparse import BooleanOptionalAction
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
-from diagnosis.services.demo.enrichment import EnrichResult, demo_sessions_enrich, demo_sessions_evaluate
-from diagnosis.services.demo.seeding import DEFAULT_PROJECTS, DEFER_INDEXES_FROM, DemoDataError, demo_sessions_seed
+from selfeval_site.demo.enrichment import EnrichResult, demo_sessions_enrich, demo_sessions_evaluate
+from selfeval_site.demo.seeding import DEFAULT_PROJECTS, DEFER_INDEXES_FROM, DemoDataError, demo_sessions_seed
 
 EVALUATE_UP_TO = 5000
 VALIDATE_ALL_UP_TO = 5000

@@ -22,10 +22,10 @@ from diagnosis.models import (
     ToolInvocation,
 )
 from diagnosis.serializers import SessionIngestSerializer
-from diagnosis.services.demo.generator import DemoSession, demo_session_build
-from diagnosis.services.demo.mirrored import plausible_evaluation
-from diagnosis.services.demo.writers import as_aware, row_writer
 from diagnosis.services.ingestion import session_columns
+from selfeval_site.demo.generator import DemoSession, demo_session_build
+from selfeval_site.demo.mirrored import plausible_evaluation
+from selfeval_site.demo.writers import as_aware, row_writer
 
 DEFAULT_PROJECTS = ("acme-chat", "acme-aiops")
 # From this many raw sessions on PostgreSQL, secondary indexes are dropped during the load and

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from diagnosis.models import DiagnosisSession
-from diagnosis.services.demo.generator import DemoSession
-from diagnosis.services.demo.users import demo_users_ensure
+from selfeval_site.demo.generator import DemoSession
+from selfeval_site.demo.users import demo_users_ensure
 
 logger = logging.getLogger(__name__)
 

@@ -5,10 +5,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from diagnosis.selectors_trace import trace_get
-from diagnosis.serializers_trace import TraceSerializer
 from selfeval_site.api.authentication import access_from_request
 from selfeval_site.api.schema import ERROR_RESPONSES
+from selfeval_site.backoffice.trace.selectors import trace_get
+from selfeval_site.backoffice.trace.serializers import TraceSerializer
 
 
 class TraceView(APIView):

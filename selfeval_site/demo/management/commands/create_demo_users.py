@@ -1,7 +1,7 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from diagnosis.services.demo.users import DEMO_ACCOUNTS, demo_users_ensure
+from selfeval_site.demo.users import DEMO_ACCOUNTS, demo_users_ensure
 
 
 class Command(BaseCommand):

@@ -1,0 +1,16 @@
+"""Small pieces of markup the admin lists share; every value escaped by format_html."""
+
+from django.urls import reverse
+from django.utils.html import format_html
+
+
+def verdict_badge(value: str, label: str) -> str:
+    if not value:
+        return format_html('<span class="se-badge se-badge-none">{}</span>', "—")
+    return format_html('<span class="se-badge se-badge-{}">{}</span>', value.lower(), label)
+
+
+def session_inspector_link(session) -> str:
+    """A link to the session inspector, labelled with the session's external id (escaped)."""
+    url = reverse("admin:diagnosis_diagnosissession_change", args=[session.pk])
+    return format_html('<a href="{}">{}</a>', url, session.session_id)

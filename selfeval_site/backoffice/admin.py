@@ -1,0 +1,481 @@
+"""The session admin of the back office: the changelist, the read-only session inspector and the triage queue.
+
+Sessions are written only by the ingestion API and the evaluation services, so the admin never
+edits one: the change view is the inspector, and every action goes through a service.
+"""
+
+import json
+
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import connection
+from django.db.models import BooleanField, Q
+from django.db.models.expressions import RawSQL
+from django.http import HttpResponseNotAllowed, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
+
+from cases import services as case_services
+from cases.models import BadCase, BadCaseSource, Case
+from diagnosis.admin import HEAVY_SESSION_FIELDS
+from diagnosis.models import (
+    DiagnosisSession,
+    EvaluationState,
+    VerifierVerdict,
+)
+from diagnosis.services import evaluation
+from diagnosis.services.reviews import session_mark_reviewed
+from feedback.models import FeedbackEvent
+from selfeval_site.adminkit.display import verdict_badge
+from selfeval_site.adminkit.mixins import ReadOnlyAdminMixin, TenantAdminMixin
+from selfeval_site.adminkit.paging import CappedCountPaginator, capped_count
+from selfeval_site.backoffice.forms import ReviewForm, TriageFilterForm
+from selfeval_site.backoffice.inspector import inspection_get
+from selfeval_site.tenancy.models import Project
+
+TRIAGE_PAGE_SIZE = 50
+
+
+class AiOpsFailedCheckFilter(admin.SimpleListFilter):
+    """Sessions where a named AIOps check failed (the dashboard links here); reads the JSON layer."""
+
+    title = _("failed AIOps check")
+    parameter_name = "aiops_failed_check"
+
+    def lookups(self, request, model_admin):
+        # Only the chosen check: listing every check name would scan the JSON of every session.
+        value = self.value()
+        return [(value, value)] if value else []
+
+    def queryset(self, request, queryset):
+        name = self.value()
+        if not name:
+            return queryset
+        queryset = queryset.filter(aiops_verdict__in=["WARN", "FAIL"])
+        table = DiagnosisSession._meta.db_table
+        if connection.vendor == "postgresql":
+            condition = RawSQL(  # noqa: S611 (constant SQL; the check name is a parameter)
+                f"{table}.self_evaluation -> 'aiops_rule_evaluation' -> 'checks' @> %s::jsonb",
+                [json.dumps([{"check": name, "passed": False}], ensure_ascii=False)],
+                output_field=BooleanField(),
+            )
+        else:
+            condition = RawSQL(  # noqa: S611 (constant SQL; the check name is a parameter)
+                f"EXISTS (SELECT 1 FROM json_each({table}.self_evaluation, '$.aiops_rule_evaluation.checks') c "  # noqa: S608 (our table name)
+                "WHERE c.type = 'object' AND json_extract(c.value, '$.check') = %s "
+                "AND json_type(c.value, '$.passed') = 'false')",
+                [name],
+                output_field=BooleanField(),
+            )
+        return queryset.filter(condition)
+
+
+class FixedChoicesFilter(admin.SimpleListFilter):
+    """A filter whose choices are constants: the default one for a plain column runs SELECT DISTINCT
+    over the whole table on every page view."""
+
+    field_name = ""
+    options: list[tuple[str, str]] = []
+
+    def lookups(self, request, model_admin):
+        return self.options
+
+    def queryset(self, request, queryset):
+        value = self.value()
+        if value is None:
+            return queryset
+        return queryset.filter(**{self.field_name: self.cast(value)})
+
+    def cast(self, value: str):
+        return value
+
+
+class NeedsReviewFilter(FixedChoicesFilter):
+    title = _("needs review")
+    parameter_name = "needs_review"
+    field_name = "needs_review"
+    options = [("1", _("Yes")), ("0", _("No"))]
+
+    def cast(self, value: str) -> bool:
+        return value == "1"
+
+
+class LanguageFilter(FixedChoicesFilter):
+    title = _("language")
+    parameter_name = "language"
+    field_name = "language"
+    options = [("zh", _("Chinese")), ("en", _("English"))]
+
+
+@admin.register(DiagnosisSession)
+class DiagnosisSessionAdmin(TenantAdminMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
+    list_display = [
+        "session_id",
+        "project",
+        "mode",
+        "status",
+        "verdict",
+        "evidence_score",
+        "groundedness",
+        "aiops",
+        "feedback",
+        "needs_review",
+        "created_at",
+    ]
+    list_display_links = ["session_id"]
+    list_filter = [
+        "verifier_verdict",
+        "aiops_verdict",
+        "feedback",
+        "status",
+        "mode",
+        "evaluation_state",
+        "failure_attribution",
+        NeedsReviewFilter,
+        LanguageFilter,
+        "project",
+        AiOpsFailedCheckFilter,
+    ]
+    list_select_related = ["project"]
+    list_per_page = 50
+    show_full_result_count = False
+    show_facets = admin.ShowFacets.NEVER
+    paginator = CappedCountPaginator
+    search_fields = ["session_id"]
+    search_help_text = _("Exact session id or alert service.")
+    actions = ["rerun_evaluation", "open_bad_cases"]
+    inspector_template = "admin/diagnosis/diagnosissession/inspector.html"
+    triage_template = "admin/diagnosis/diagnosissession/triage.html"
+
+    def has_reevaluate_permission(self, request) -> bool:
+        return request.user.has_perm("diagnosis.reevaluate_session")
+
+    def has_review_permission(self, request) -> bool:
+        return request.user.has_perm("diagnosis.review_session")
+
+    def has_open_bad_case_permission(self, request) -> bool:
+        return request.user.has_perm("cases.add_badcase")
+
+    def has_create_case_permission(self, request) -> bool:
+        return request.user.has_perm("cases.add_case")
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer(*HEAVY_SESSION_FIELDS)
+
+    def get_search_results(self, request, queryset, search_term):
+        """Exact matches only: a substring search would scan a million query texts."""
+        term = search_term.strip()
+        if not term:
+            return queryset, False
+        return queryset.filter(Q(session_id=term) | Q(alert_service=term)), False
+
+    @admin.display(description=_("verdict"), ordering="verifier_verdict")
+    def verdict(self, obj):
+        return verdict_badge(obj.verifier_verdict, obj.get_verifier_verdict_display())
+
+    @admin.display(description=_("AIOps"), ordering="aiops_verdict")
+    def aiops(self, obj):
+        return verdict_badge(obj.aiops_verdict, obj.get_aiops_verdict_display())
+
+    @admin.display(description=_("groundedness"), ordering="groundedness_score")
+    def groundedness(self, obj):
+        return "—" if obj.groundedness_score is None else f"{obj.groundedness_score:.2f}"
+
+    # -- actions (changelist and triage queue) ---------------------------------------------
+
+    @admin.action(permissions=["reevaluate"], description=_("Re-run the evaluation"))
+    def rerun_evaluation(self, request, queryset):
+        pks = list(queryset.values_list("pk", flat=True)[:1000])
+        count = evaluation.session_evaluation_request(session_pks=pks)
+        for session in queryset.filter(pk__in=pks).only("pk", "session_id"):
+            self.log_change(request, session, gettext("Requested re-evaluation"))
+        self.message_user(
+            request,
+            ngettext("Re-evaluation requested for %(n)d session.", "Re-evaluation requested for %(n)d sessions.", count)
+            % {"n": count},
+            messages.SUCCESS,
+        )
+
+    @admin.action(permissions=["open_bad_case"], description=_("Open bad cases"))
+    def open_bad_cases(self, request, queryset):
+        opened = 0
+        for session in queryset.only("pk", "session_id", "project_id", "verifier_verdict")[:1000]:
+            case_services.bad_case_open_for_session(session=session, source=BadCaseSource.REVIEWER)
+            self.log_change(request, session, gettext("Opened a bad case"))
+            opened += 1
+        self.message_user(
+            request,
+            ngettext("Bad case open for %(n)d session.", "Bad cases open for %(n)d sessions.", opened) % {"n": opened},
+            messages.SUCCESS,
+        )
+
+    # -- URLs ----------------------------------------------------------------------------------
+
+    def get_urls(self):
+        info = self.opts.app_label, self.opts.model_name
+        wrap = self.admin_site.admin_view
+        return [
+            path("triage/", wrap(self.triage_view), name="{}_{}_triage".format(*info)),
+            path("<path:object_id>/rerun/", wrap(self.rerun_view), name="{}_{}_rerun".format(*info)),
+            path("<path:object_id>/review/", wrap(self.review_view), name="{}_{}_review".format(*info)),
+            path(
+                "<path:object_id>/open-bad-case/",
+                wrap(self.open_bad_case_view),
+                name="{}_{}_open_bad_case".format(*info),
+            ),
+            path("<path:object_id>/create-case/", wrap(self.create_case_view), name="{}_{}_create_case".format(*info)),
+            *super().get_urls(),
+        ]
+
+    def _inspector_url(self, session) -> str:
+        return reverse("admin:diagnosis_diagnosissession_change", args=[session.pk], current_app=self.admin_site.name)
+
+    def _session_for_post(self, request, object_id, allowed: bool) -> DiagnosisSession:
+        """The session a POST action acts on; callers answer 405 to anything but POST first."""
+        if not allowed:
+            raise PermissionDenied
+        return get_object_or_404(self.get_queryset(request), pk=object_id)
+
+    # -- inspector -------------------------------------------------------------------------
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        session = self.get_object(request, object_id)
+        if session is None:
+            return self._get_obj_does_not_exist_redirect(request, self.opts, object_id)
+        if not self.has_view_permission(request, session):
+            raise PermissionDenied
+        return self._render_inspector(request, session, review_form=ReviewForm())
+
+    def get_object(self, request, object_id, from_field=None):
+        # The inspector needs every column; the list's deferral does not apply here.
+        try:
+            return (
+                DiagnosisSession.objects.visible_to(self.access(request))
+                .select_related("project")
+                .get(pk=int(object_id))
+            )
+        except (ValueError, DiagnosisSession.DoesNotExist):
+            return None
+
+    def _render_inspector(self, request, session, *, review_form, status=200):
+        inspection = inspection_get(
+            session=session,
+            feedback_events=list(FeedbackEvent.objects.filter(session=session).select_related("user")[:50]),
+            cases=list(Case.objects.filter(session=session)),
+            bad_cases=list(BadCase.objects.filter(session=session).select_related("assignee")),
+        )
+        context = {
+            **self.admin_site.each_context(request),
+            "title": gettext("Session %(session_id)s") % {"session_id": session.session_id},
+            "subtitle": None,
+            "opts": self.opts,
+            "original": session,
+            "has_view_permission": True,
+            "inspection": inspection,
+            "review_form": review_form,
+            "can_review": self.has_review_permission(request),
+            "can_reevaluate": self.has_reevaluate_permission(request),
+            "can_open_bad_case": self.has_open_bad_case_permission(request),
+            "can_create_case": self.has_create_case_permission(request),
+            "verdict_badge": verdict_badge(session.verifier_verdict, session.get_verifier_verdict_display()),
+            "aiops_badge": verdict_badge(session.aiops_verdict, session.get_aiops_verdict_display()),
+            "preserved_filters": self.get_preserved_filters(request),
+        }
+        request.current_app = self.admin_site.name
+        return TemplateResponse(request, self.inspector_template, context, status=status)
+
+    def rerun_view(self, request, object_id):
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        session = self._session_for_post(request, object_id, self.has_reevaluate_permission(request))
+        evaluation.session_evaluation_request(session_pks=[session.pk])
+        self.log_change(request, session, gettext("Requested re-evaluation"))
+        self.message_user(request, gettext("Re-evaluation requested."), messages.SUCCESS)
+        return HttpResponseRedirect(self._inspector_url(session))
+
+    def review_view(self, request, object_id):
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        session = self._session_for_post(request, object_id, self.has_review_permission(request))
+        form = ReviewForm(request.POST)
+        if not form.is_valid():
+            session = self.get_object(request, object_id)
+            return self._render_inspector(request, session, review_form=form, status=400)
+        session_mark_reviewed(
+            session=session,
+            reviewer=request.user,
+            judgement=form.cleaned_data["judgement"],
+            verifier_was_right=form.cleaned_verifier_was_right(),
+            notes=form.cleaned_data["notes"],
+        )
+        self.log_change(
+            request, session, gettext("Marked reviewed: %(judgement)s") % {"judgement": form.cleaned_data["judgement"]}
+        )
+        self.message_user(request, gettext("Review recorded; the session left the triage queue."), messages.SUCCESS)
+        next_url = request.POST.get("next", "")
+        if next_url == "triage":
+            return HttpResponseRedirect(reverse("admin:diagnosis_diagnosissession_triage"))
+        return HttpResponseRedirect(self._inspector_url(session))
+
+    def open_bad_case_view(self, request, object_id):
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        session = self._session_for_post(request, object_id, self.has_open_bad_case_permission(request))
+        bad_case = case_services.bad_case_open_for_session(session=session, source=BadCaseSource.REVIEWER)
+        self.log_change(request, session, gettext("Opened a bad case"))
+        self.message_user(
+            request, gettext("Bad case #%(id)s is open for this session.") % {"id": bad_case.pk}, messages.SUCCESS
+        )
+        return HttpResponseRedirect(self._inspector_url(session))
+
+    def create_case_view(self, request, object_id):
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        session = self._session_for_post(request, object_id, self.has_create_case_permission(request))
+        case = case_services.case_create_from_session(session=session, created_by=request.user.get_username())
+        self.log_change(request, session, gettext("Created a case"))
+        self.message_user(
+            request,
+            gettext("Case “%(title)s” is in the case library, pending approval.") % {"title": case.title},
+            messages.SUCCESS,
+        )
+        return HttpResponseRedirect(self._inspector_url(session))
+
+    # -- triage queue ----------------------------------------------------------------------
+
+    def triage_queryset(self, request, filters: dict):
+        queryset = (
+            DiagnosisSession.objects.visible_to(self.access(request))
+            .filter(needs_review=True)
+            .select_related("project")
+            .defer(*HEAVY_SESSION_FIELDS)
+            .order_by("created_at", "id")
+        )
+        reason = filters.get("reason")
+        if reason == "not_useful":
+            queryset = queryset.filter(feedback="not_useful")
+        elif reason == "reject":
+            queryset = queryset.filter(verifier_verdict=VerifierVerdict.REJECT)
+        elif reason == "low_confid":
+            queryset = queryset.filter(verifier_verdict=VerifierVerdict.LOW_CONFID)
+        elif reason == "evaluation_failed":
+            queryset = queryset.filter(evaluation_state__in=[EvaluationState.PARTIAL, EvaluationState.FAILED])
+        if filters.get("mode"):
+            queryset = queryset.filter(mode=filters["mode"])
+        if filters.get("project"):
+            queryset = queryset.filter(project_id=filters["project"])
+        return queryset
+
+    def triage_view(self, request):
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        if request.method == "POST":
+            return self._triage_bulk(request)
+        filter_form = TriageFilterForm(request.GET)
+        projects = list(Project.objects.order_by("slug").values_list("pk", "name"))
+        filter_form.fields["project"].widget.choices = [("", gettext("Any project")), *projects]
+        filters = filter_form.cleaned_data if filter_form.is_valid() else {}
+        page = filters.get("page") or 1
+        queryset = self.triage_queryset(request, filters)
+        offset = (page - 1) * TRIAGE_PAGE_SIZE
+        # One row more than a page tells whether a next page exists, without counting.
+        rows = list(queryset[offset : offset + TRIAGE_PAGE_SIZE + 1])
+        has_next = len(rows) > TRIAGE_PAGE_SIZE
+        rows = rows[:TRIAGE_PAGE_SIZE]
+        waiting = capped_count(queryset)
+        params = request.GET.copy()
+        params.pop("page", None)
+        base_query = params.urlencode()
+        reasons = []
+        for session in rows:
+            why = []
+            if session.feedback == "not_useful":
+                why.append(gettext("not useful"))
+            if session.verifier_verdict in (VerifierVerdict.REJECT, VerifierVerdict.LOW_CONFID):
+                why.append(gettext("verdict %(verdict)s") % {"verdict": session.get_verifier_verdict_display()})
+            if session.evaluation_state in (EvaluationState.PARTIAL, EvaluationState.FAILED):
+                why.append(gettext("evaluation %(state)s") % {"state": session.get_evaluation_state_display().lower()})
+            reasons.append(
+                (session, why, verdict_badge(session.verifier_verdict, session.get_verifier_verdict_display()))
+            )
+        context = {
+            **self.admin_site.each_context(request),
+            "title": gettext("Triage queue"),
+            "opts": self.opts,
+            "filter_form": filter_form,
+            "rows": reasons,
+            "page": page,
+            "has_next": has_next,
+            "has_previous": page > 1,
+            "next_url": f"?{base_query}&page={page + 1}" if base_query else f"?page={page + 1}",
+            "previous_url": f"?{base_query}&page={page - 1}" if base_query else f"?page={page - 1}",
+            "waiting": waiting,
+            "waiting_capped": waiting > CappedCountPaginator.cap,
+            "cap": CappedCountPaginator.cap,
+            "review_form": ReviewForm(),
+            "can_review": self.has_review_permission(request),
+            "can_reevaluate": self.has_reevaluate_permission(request),
+            "can_open_bad_case": self.has_open_bad_case_permission(request),
+            "first_index": offset + 1,
+        }
+        request.current_app = self.admin_site.name
+        return TemplateResponse(request, self.triage_template, context)
+
+    def _triage_bulk(self, request):
+        action = request.POST.get("action", "")
+        pks = [pk for pk in request.POST.getlist(admin.helpers.ACTION_CHECKBOX_NAME) if pk.isdigit()]
+        back = request.POST.get("back", "")
+        redirect = HttpResponseRedirect(
+            reverse("admin:diagnosis_diagnosissession_triage") + (f"?{back}" if back and "//" not in back else "")
+        )
+        if not pks:
+            self.message_user(request, gettext("Select at least one session first."), messages.WARNING)
+            return redirect
+        sessions = self.get_queryset(request).filter(pk__in=pks[: TRIAGE_PAGE_SIZE * 4])
+        if action == "rerun":
+            if not self.has_reevaluate_permission(request):
+                raise PermissionDenied
+            self.rerun_evaluation(request, sessions)
+        elif action == "open_bad_cases":
+            if not self.has_open_bad_case_permission(request):
+                raise PermissionDenied
+            self.open_bad_cases(request, sessions)
+        elif action == "mark_reviewed":
+            if not self.has_review_permission(request):
+                raise PermissionDenied
+            form = ReviewForm(request.POST)
+            if not form.is_valid():
+                self.message_user(
+                    request, gettext("Choose a judgement and whether the verifier was right."), messages.ERROR
+                )
+                return redirect
+            count = 0
+            for session in sessions:
+                try:
+                    session_mark_reviewed(
+                        session=session,
+                        reviewer=request.user,
+                        judgement=form.cleaned_data["judgement"],
+                        verifier_was_right=form.cleaned_verifier_was_right(),
+                        notes=form.cleaned_data["notes"],
+                    )
+                except ValidationError as error:
+                    self.message_user(request, "; ".join(error.messages), messages.ERROR)
+                    return redirect
+                self.log_change(
+                    request,
+                    session,
+                    gettext("Marked reviewed: %(judgement)s") % {"judgement": form.cleaned_data["judgement"]},
+                )
+                count += 1
+            self.message_user(
+                request,
+                ngettext("%(n)d session marked reviewed.", "%(n)d sessions marked reviewed.", count) % {"n": count},
+                messages.SUCCESS,
+            )
+        else:
+            self.message_user(request, gettext("Unknown action."), messages.ERROR)
+        return redirect
