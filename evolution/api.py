@@ -14,7 +14,7 @@ from evolution.serializers import (
     VerificationResultSerializer,
     VerifyRequestSerializer,
 )
-from evolution.services.thresholds import ThresholdValidationError, update_thresholds
+from evolution.services.thresholds import ThresholdValidationError, thresholds_update
 from evolution.services.verification import verify_evolution
 from selfeval_site.api.authentication import request_api_key
 from selfeval_site.api.errors import ApplicationError
@@ -93,7 +93,7 @@ class EvolutionThresholdsView(APIView):
         serializer = ThresholdsUpdateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         try:
-            update_thresholds(changes=serializer.validated_data["thresholds"], user=request.user, source="api")
+            thresholds_update(changes=serializer.validated_data["thresholds"], user=request.user, source="api")
         except ThresholdValidationError as exc:
             fields = {f"thresholds.{name}": messages for name, messages in exc.fields.items()}
             raise ApplicationError(f"Invalid thresholds: {', '.join(sorted(fields))}", fields=fields) from None

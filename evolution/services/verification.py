@@ -17,11 +17,11 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.cache import cache
 
 from evolution.models import Adoption, VerificationLog, VerificationSource
+from evolution.selectors import thresholds_get
 from evolution.services.competitors import Provider, fetch_competitor_answers
 from evolution.services.decision import decide
 from evolution.services.messages import LANGUAGES
 from evolution.services.text import has_cjk
-from evolution.services.thresholds import get_thresholds
 from evolution.services.types import Thresholds, UserFeedback, VerificationResult
 from selfeval_site.tenancy.models import Project
 
@@ -100,7 +100,7 @@ def verify_evolution(
     if lang not in LANGUAGES:
         raise ValueError(f"lang must be one of {LANGUAGES}")
     feedback = _feedback(user_feedback)
-    thresholds = get_thresholds()
+    thresholds = thresholds_get()
     providers = configured_providers() if compare_competitors else []
     fingerprint = _fingerprint(
         query=query,

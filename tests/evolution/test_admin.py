@@ -4,8 +4,10 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from evolution.models import ThresholdChange, VerificationLog
-from evolution.services.thresholds import get_thresholds, update_thresholds
+from evolution.models import ThresholdChange, VerificationLog, VerificationThresholds
+from evolution.selectors import thresholds_get
+from evolution.services.thresholds import thresholds_update
+from evolution.services.types import Thresholds
 from evolution.services.verification import verify_evolution
 from tests.evolution.samples import NEW_STUDY_ANSWER, OLD_STUDY_ANSWER, ONE_LINE_ANSWER, STUDY_QUERY
 from tests.factories import UserFactory
@@ -25,7 +27,7 @@ def admin_client_(superuser) -> Client:
 
 
 def _threshold_form(**values):
-    data = {**get_thresholds().to_dict(), **values}
+    data = {**thresholds_get().to_dict(), **values}
     count = ThresholdChange.objects.count()
     data.update(
         {
@@ -101,12 +103,12 @@ def test_thresholds_list_opens_the_single_editor(admin_client_):
 
 
 def test_thresholds_edit_goes_through_the_service_and_is_recorded(admin_client_, superuser):
-    update_thresholds(changes={"min_length": 600}, source="api")
+    thresholds_update(changes={"min_length": 600}, source="api")
 
     response = admin_client_.post(THRESHOLDS_CHANGE, _threshold_form(min_confidence="0.8"))
 
     assert response.status_code == 302, response.content.decode()[:2000]
-    assert get_thresholds().min_confidence == 0.8
+    assert thresholds_get().min_confidence == 0.8
     change = ThresholdChange.objects.first()
     assert (change.source, change.changed_by, change.changes) == (
         "admin",
@@ -122,12 +124,27 @@ def test_thresholds_editor_refuses_out_of_range_values(admin_client_):
 
     assert response.status_code == 200
     assert response.context["adminform"].form.errors.keys() == {"min_confidence", "min_length"}
-    assert get_thresholds().min_confidence == 0.7
+    assert thresholds_get().min_confidence == 0.7
     assert not ThresholdChange.objects.exists()
 
 
+def test_a_missing_thresholds_row_is_edited_as_the_defaults_and_stored_on_save(admin_client_, superuser):
+    VerificationThresholds.objects.all().delete()
+
+    page = admin_client_.get(THRESHOLDS_CHANGE)
+    assert page.status_code == 200
+    assert page.context["adminform"].form.initial["min_length"] == 500
+    assert not VerificationThresholds.objects.exists()  # viewing writes nothing
+
+    response = admin_client_.post(THRESHOLDS_CHANGE, _threshold_form(min_length="800"))
+
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert thresholds_get() == Thresholds(min_length=800)
+    change = ThresholdChange.objects.get()
+    assert (change.changed_by, change.changes) == (superuser, {"min_length": {"old": 500, "new": 800}})
+
+
 def test_thresholds_cannot_be_added_or_deleted(admin_client_):
-    get_thresholds()
     assert admin_client_.get(reverse("admin:evolution_verificationthresholds_add")).status_code == 403
     assert admin_client_.get(reverse("admin:evolution_verificationthresholds_delete", args=[1])).status_code == 403
 

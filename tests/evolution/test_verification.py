@@ -8,7 +8,7 @@ from django.core.cache.backends import base as cache_base
 from django.core.cache.backends import locmem
 
 from evolution.models import VerificationLog
-from evolution.services.thresholds import update_thresholds
+from evolution.services.thresholds import thresholds_update
 from evolution.services.types import UserFeedback
 from evolution.services.verification import evolve, should_sample, verify_evolution
 from tests.evolution.samples import NEW_STUDY_ANSWER, OLD_STUDY_ANSWER, ONE_LINE_ANSWER, STUDY_QUERY
@@ -45,7 +45,7 @@ def test_cache_is_keyed_by_thresholds_feedback_and_language():
     verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
     verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER, lang="en")
     verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER, {"satisfaction": 5})
-    update_thresholds(changes={"min_confidence": 0.9})
+    thresholds_update(changes={"min_confidence": 0.9})
     stricter = verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
 
     assert not VerificationLog.objects.filter(cached=True).exists()
