@@ -2,5 +2,5 @@
 
 Pure modules (no ORM): `types`, `text`, `structure`, `quality`, `competitors`, `messages`,
 `decision`. Writers: `thresholds` (`thresholds_update`) and `verification`
-(`verify_evolution`, `evolve`, `should_sample`: cache, log).
+(`evolution_verify`, `evolution_adopt`, `evolution_should_sample`: cache, log).
 """

@@ -8,7 +8,7 @@ from evolution.models import ThresholdChange, VerificationLog, VerificationThres
 from evolution.selectors import thresholds_get
 from evolution.services.thresholds import thresholds_update
 from evolution.services.types import Thresholds
-from evolution.services.verification import verify_evolution
+from evolution.services.verification import evolution_verify
 from tests.evolution.samples import NEW_STUDY_ANSWER, OLD_STUDY_ANSWER, ONE_LINE_ANSWER, STUDY_QUERY
 from tests.factories import UserFactory
 
@@ -44,8 +44,8 @@ def _threshold_form(**values):
 
 
 def test_log_list_shows_decision_confidence_and_dimension_metrics(admin_client_, django_assert_max_num_queries):
-    verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
-    verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, ONE_LINE_ANSWER)
+    evolution_verify(query=STUDY_QUERY, old_response=OLD_STUDY_ANSWER, new_response=NEW_STUDY_ANSWER)
+    evolution_verify(query=STUDY_QUERY, old_response=OLD_STUDY_ANSWER, new_response=ONE_LINE_ANSWER)
 
     with django_assert_max_num_queries(12) as captured:
         response = admin_client_.get(LOG_LIST)
@@ -56,14 +56,16 @@ def test_log_list_shows_decision_confidence_and_dimension_metrics(admin_client_,
     assert "0.75" in page  # the structure score column
     first_count = len(captured.captured_queries)
     for _ in range(5):
-        verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, ONE_LINE_ANSWER + "!", lang="en")
+        evolution_verify(
+            query=STUDY_QUERY, old_response=OLD_STUDY_ANSWER, new_response=ONE_LINE_ANSWER + "!", lang="en"
+        )
     with django_assert_max_num_queries(first_count):  # no per-row queries
         assert admin_client_.get(LOG_LIST).status_code == 200
 
 
 def test_log_list_filters_by_decision(admin_client_):
-    verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
-    verify_evolution("另一个问题", OLD_STUDY_ANSWER, ONE_LINE_ANSWER)
+    evolution_verify(query=STUDY_QUERY, old_response=OLD_STUDY_ANSWER, new_response=NEW_STUDY_ANSWER)
+    evolution_verify(query="另一个问题", old_response=OLD_STUDY_ANSWER, new_response=ONE_LINE_ANSWER)
 
     page = admin_client_.get(LOG_LIST, {"is_valid__exact": "0"}).content.decode()
 
@@ -71,7 +73,9 @@ def test_log_list_filters_by_decision(admin_client_):
 
 
 def test_log_change_view_shows_each_dimension_and_escapes_answers(admin_client_):
-    result = verify_evolution("<script>alert(1)</script>", OLD_STUDY_ANSWER, ONE_LINE_ANSWER + "<b>x</b>")
+    result = evolution_verify(
+        query="<script>alert(1)</script>", old_response=OLD_STUDY_ANSWER, new_response=ONE_LINE_ANSWER + "<b>x</b>"
+    )
 
     response = admin_client_.get(reverse("admin:evolution_verificationlog_change", args=[result.log_id]))
 
@@ -86,7 +90,7 @@ def test_log_change_view_shows_each_dimension_and_escapes_answers(admin_client_)
 
 
 def test_log_is_read_only(admin_client_):
-    result = verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
+    result = evolution_verify(query=STUDY_QUERY, old_response=OLD_STUDY_ANSWER, new_response=NEW_STUDY_ANSWER)
 
     assert admin_client_.get(reverse("admin:evolution_verificationlog_add")).status_code == 403
     url = reverse("admin:evolution_verificationlog_change", args=[result.log_id])
