@@ -1,7 +1,7 @@
 """Evolution verification speed without competitors: two answers of about 5,000 characters.
 
 Pure code, no database and no network: the guide promises basic < 50 ms, structure < 10 ms,
-quality < 200 ms per verification. Measured: the whole `decide` (five dimensions, decision,
+quality < 200 ms per verification. Measured: the whole `evolution_decide` (five dimensions, decision,
 reasons in Chinese) and each dimension alone (basic metrics for both answers, markdown
 structure of one answer, quality of one answer with a warm jieba), BENCH_ROUNDS rounds each
 (default 200); median and p95 in milliseconds.
@@ -17,9 +17,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import percentile, print_header  # noqa: E402
-from evolution.services.decision import basic_metrics, decide  # noqa: E402
-from evolution.services.quality import score_quality  # noqa: E402
-from evolution.services.structure import parse_structure  # noqa: E402
+from evolution.services.decision import basic_metrics, evolution_decide  # noqa: E402
+from evolution.services.quality import quality_score  # noqa: E402
+from evolution.services.structure import structure_parse  # noqa: E402
 from evolution.services.text import char_length, query_keywords  # noqa: E402
 from evolution.services.types import Thresholds  # noqa: E402
 
@@ -70,18 +70,18 @@ def main() -> None:
         rounds=ROUNDS,
     )
     figures = {
-        "basic (both answers)": timed(lambda: basic_metrics(old, new, thresholds)),
-        "structure (one answer)": timed(lambda: parse_structure(new)),
-        "quality (one answer)": timed(lambda: score_quality(QUERY, new)),
+        "basic (both answers)": timed(lambda: basic_metrics(old_response=old, new_response=new, thresholds=thresholds)),
+        "structure (one answer)": timed(lambda: structure_parse(text=new)),
+        "quality (one answer)": timed(lambda: quality_score(query=QUERY, response=new)),
         "full verification": timed(
-            lambda: decide(query=QUERY, old_response=old, new_response=new, thresholds=thresholds)
+            lambda: evolution_decide(query=QUERY, old_response=old, new_response=new, thresholds=thresholds)
         ),
     }
     promise = {"basic (both answers)": 50, "structure (one answer)": 10, "quality (one answer)": 200}
     for name, (median, p95) in figures.items():
         goal = f"   (guide: < {promise[name]} ms)" if name in promise else ""
         print(f"{name:<24} median {median:8.3f} ms   p95 {p95:8.3f} ms{goal}")
-    result = decide(query=QUERY, old_response=old, new_response=new, thresholds=thresholds)
+    result = evolution_decide(query=QUERY, old_response=old, new_response=new, thresholds=thresholds)
     print(f"decision: is_valid={result.is_valid} confidence={result.confidence}")
 
 

@@ -43,12 +43,12 @@ def case_search(
     return cases.order_by("-created_at", "-pk")
 
 
-def approved_cases() -> QuerySet[Case]:
+def case_list_approved() -> QuerySet[Case]:
     """Approved cases that still have their session: what `export_eval_fixtures` exports."""
     return Case.objects.filter(status=CaseStatus.APPROVED, session__isnull=False).select_related("session", "project")
 
 
-def triaged_bad_cases() -> QuerySet[BadCase]:
+def bad_case_list_triaged() -> QuerySet[BadCase]:
     """Bad cases a reviewer has categorised (triaged or fixed): what `export_eval_fixtures` exports."""
     return (
         BadCase.objects.filter(status__in=["triaged", "fixed"])

@@ -1,6 +1,6 @@
 """Evolution pages: the verification log (view only) and the thresholds editor with its history.
 
-Thresholds are saved through `update_thresholds`, so an admin edit is validated and recorded
+Thresholds are saved through `thresholds_update`, so an admin edit is validated and recorded
 exactly like an API change.
 """
 
@@ -13,7 +13,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
 from evolution.models import THRESHOLD_SPECS, ThresholdChange, VerificationLog, VerificationThresholds
-from evolution.services.thresholds import get_thresholds, update_thresholds
+from evolution.services.thresholds import thresholds_update
 from selfeval_site.adminkit.paging import CappedCountPaginator
 
 DIMENSIONS = (
@@ -197,8 +197,13 @@ class VerificationThresholdsAdmin(admin.ModelAdmin):
 
     def changelist_view(self, request, extra_context=None):
         """There is one set of thresholds: the list is its editor."""
-        get_thresholds()  # creates the row with the guide's defaults on first use
         return HttpResponseRedirect(reverse("admin:evolution_verificationthresholds_change", args=[1]))
+
+    def get_object(self, request, object_id, from_field=None):
+        # Reading never writes (evolution.selectors): a missing row is edited as the defaults,
+        # and saving it through thresholds_update stores it.
+        row = super().get_object(request, object_id, from_field)
+        return row if row is not None or str(object_id) != "1" else VerificationThresholds()
 
     def has_add_permission(self, request):
         return False
@@ -208,4 +213,4 @@ class VerificationThresholdsAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         changes = {name: form.cleaned_data[name] for name in form.changed_data if name in THRESHOLD_SPECS}
-        update_thresholds(changes=changes, user=request.user, source="admin")
+        thresholds_update(changes=changes, user=request.user, source="admin")

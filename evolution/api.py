@@ -14,8 +14,8 @@ from evolution.serializers import (
     VerificationResultSerializer,
     VerifyRequestSerializer,
 )
-from evolution.services.thresholds import ThresholdValidationError, update_thresholds
-from evolution.services.verification import verify_evolution
+from evolution.services.thresholds import ThresholdValidationError, thresholds_update
+from evolution.services.verification import evolution_verify
 from selfeval_site.api.authentication import request_api_key
 from selfeval_site.api.errors import ApplicationError
 from selfeval_site.api.permissions import IsProjectClientOrStaff
@@ -60,11 +60,11 @@ class EvolutionVerifyView(APIView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         api_key = request_api_key(request)
-        result = verify_evolution(
-            data["query"],
-            data["oldResponse"],
-            data["newResponse"],
-            data["userFeedback"],
+        result = evolution_verify(
+            query=data["query"],
+            old_response=data["oldResponse"],
+            new_response=data["newResponse"],
+            user_feedback=data["userFeedback"],
             lang=_request_lang(request, data.get("lang")),
             compare_competitors=data["compareCompetitors"],
             source=VerificationSource.API,
@@ -93,7 +93,7 @@ class EvolutionThresholdsView(APIView):
         serializer = ThresholdsUpdateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         try:
-            update_thresholds(changes=serializer.validated_data["thresholds"], user=request.user, source="api")
+            thresholds_update(changes=serializer.validated_data["thresholds"], user=request.user, source="api")
         except ThresholdValidationError as exc:
             fields = {f"thresholds.{name}": messages for name, messages in exc.fields.items()}
             raise ApplicationError(f"Invalid thresholds: {', '.join(sorted(fields))}", fields=fields) from None

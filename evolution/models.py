@@ -41,8 +41,9 @@ def _range_check(name: str) -> models.CheckConstraint:
 
 
 class VerificationThresholds(models.Model):
-    """The single current set of thresholds; read with `get_thresholds()`, written only by
-    `update_thresholds()`, which records a `ThresholdChange` for every change."""
+    """The single current set of thresholds, stored by a data migration; read with
+    `evolution.selectors.thresholds_get()`, written only by `thresholds_update()`, which records a
+    `ThresholdChange` for every change."""
 
     id = models.PositiveSmallIntegerField(primary_key=True, default=1, editable=False)
     min_confidence = models.FloatField(
@@ -104,7 +105,7 @@ class VerificationThresholds(models.Model):
 
 
 class ThresholdChange(models.Model):
-    """One call of `update_thresholds` that changed something: who, when, from where, and each
+    """One call of `thresholds_update` that changed something: who, when, from where, and each
     field's old and new value (`{"min_length": {"old": 500, "new": 800}}`)."""
 
     thresholds = models.ForeignKey(

@@ -1,21 +1,19 @@
-"""Reads of the evolution app."""
+"""Reads of the evolution app.
 
-from django.db.models import QuerySet
+The thresholds row (pk 1) is stored by a data migration and written only by
+`evolution.services.thresholds.thresholds_update`. Reading never writes: should the row be missing
+(a database emptied since it was migrated), an unsaved row of the guide's defaults stands in.
+"""
 
-from evolution.models import ThresholdChange, VerificationLog, VerificationThresholds
-from evolution.services.thresholds import get_thresholds
+from evolution.models import VerificationThresholds
+from evolution.services.types import Thresholds
 
 
 def thresholds_current() -> VerificationThresholds:
-    """The stored thresholds row with who changed it last (created with the defaults if missing)."""
-    get_thresholds()
-    return VerificationThresholds.objects.select_related("updated_by").get(pk=1)
+    """The stored thresholds row with who changed it last."""
+    return VerificationThresholds.objects.select_related("updated_by").filter(pk=1).first() or VerificationThresholds()
 
 
-def threshold_changes() -> QuerySet[ThresholdChange]:
-    return ThresholdChange.objects.select_related("changed_by").order_by("-changed_at", "-id")
-
-
-def verification_logs() -> QuerySet[VerificationLog]:
-    """Newest first, without the (possibly large) answers."""
-    return VerificationLog.objects.defer("old_response", "new_response").order_by("-created_at", "-id")
+def thresholds_get() -> Thresholds:
+    """The thresholds in force (the guide's `get_thresholds`)."""
+    return Thresholds.from_row(VerificationThresholds.objects.filter(pk=1).first() or VerificationThresholds())

@@ -80,7 +80,7 @@ class ThresholdValuesSerializer(serializers.Serializer):
 
 @extend_schema_field(ThresholdValuesSerializer)
 class ThresholdValuesField(serializers.DictField):
-    """Names, types and ranges are checked by `update_thresholds`, the one place that knows them."""
+    """Names, types and ranges are checked by `thresholds_update`, the one place that knows them."""
 
 
 class ThresholdsUpdateSerializer(serializers.Serializer):

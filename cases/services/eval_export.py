@@ -25,7 +25,7 @@ from typing import Any
 from django.db.models import Prefetch
 
 from cases.models import BadCase, BadCaseCategory, Case
-from cases.selectors import approved_cases, triaged_bad_cases
+from cases.selectors import bad_case_list_triaged, case_list_approved
 from diagnosis.models import ClaimCheck, DiagnosisSession, EvidenceRef, SessionMode, ToolInvocation
 
 _BAD_CASE_VERDICTS = {
@@ -51,8 +51,8 @@ def eval_fixtures_export(*, output: Path) -> ExportResult:
     """
     output.mkdir(parents=True, exist_ok=True)
     result = ExportResult()
-    cases = list(approved_cases().order_by("created_at", "pk"))
-    bad_cases = list(triaged_bad_cases())
+    cases = list(case_list_approved().order_by("created_at", "pk"))
+    bad_cases = list(bad_case_list_triaged())
     sessions = _sessions_with_children({c.session_id for c in cases} | {b.session_id for b in bad_cases})
     for case in cases:
         fixture = eval_fixture_from_case(case=case, session=sessions[case.session_id])
@@ -93,7 +93,7 @@ def eval_fixture_from_bad_case(*, bad_case: BadCase, session: DiagnosisSession) 
     )
 
 
-def session_payload(session: DiagnosisSession) -> dict[str, Any]:
+def _session_payload(session: DiagnosisSession) -> dict[str, Any]:
     """The session as the agent would POST it to /api/sessions (camelCase), from the database."""
     payload: dict[str, Any] = {
         "sessionId": session.session_id,
@@ -161,7 +161,7 @@ def _fixture(*, name: str, description: str, session: DiagnosisSession, expected
         "name": _UNSAFE.sub("_", name),
         "description": description,
         "language": session.language if session.language in ("zh", "en") else "en",
-        "session": session_payload(session),
+        "session": _session_payload(session),
         "expected": expected,
         "source": "reviewer",
     }

@@ -161,16 +161,16 @@ class Extraction:
     solution: str
 
 
-def extract_case_fields(*, query: str, answer: str, alert_name: str = "", alert_service: str = "") -> Extraction:
+def case_fields_extract(*, query: str, answer: str, alert_name: str = "", alert_service: str = "") -> Extraction:
     """Every extracted field for a case built from one session."""
-    sections = answer_sections(answer)
+    sections = answer_sections(answer=answer)
     root_cause = sections.get("root_cause") or answer
     solution = sections.get("solution") or answer
     return Extraction(
         fault_category=fault_category(
             query=query, answer=answer, root_cause=sections.get("root_cause", ""), alert_name=alert_name
         ),
-        error_code=error_code(f"{sections.get('root_cause', '')}\n{answer}\n{query}"),
+        error_code=error_code(text=f"{sections.get('root_cause', '')}\n{answer}\n{query}"),
         service=service(alert_service=alert_service, text=f"{answer}\n{query}"),
         root_cause=root_cause,
         solution=solution,
@@ -189,7 +189,7 @@ def fault_category(*, query: str, answer: str, root_cause: str = "", alert_name:
     return max(scores, key=lambda category: (scores[category], -order.index(category)))
 
 
-def error_code(text: str) -> str:
+def error_code(*, text: str) -> str:
     """The first error code found, trying the most specific patterns first."""
     for pattern in _ERROR_CODE_PATTERNS:
         match = pattern.search(text or "")
@@ -216,7 +216,7 @@ def service(*, alert_service: str = "", text: str = "") -> str:
     return max(candidates, key=rank)[:200]
 
 
-def answer_sections(answer: str) -> dict[str, str]:
+def answer_sections(*, answer: str) -> dict[str, str]:
     """{"root_cause": ..., "solution": ...} from markdown headings or "根因：..." label lines."""
     found: dict[str, str] = {}
     lines = (answer or "").splitlines()

@@ -11,7 +11,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from cases.models import Case, CaseRevision, CaseSourceType, CaseStatus, FaultCategory
-from cases.services.extraction import extract_case_fields
+from cases.services.extraction import case_fields_extract
 from diagnosis.models import DiagnosisSession
 from selfeval_site.tenancy.models import Project
 
@@ -36,7 +36,7 @@ def case_create_from_session(*, session: DiagnosisSession, created_by: str = "sy
     full = DiagnosisSession.objects.only(
         "pk", "project_id", "session_id", "query", "answer", "alert_name", "alert_service"
     ).get(pk=session.pk)
-    extracted = extract_case_fields(
+    extracted = case_fields_extract(
         query=full.query, answer=full.answer, alert_name=full.alert_name, alert_service=full.alert_service
     )
     try:

@@ -14,7 +14,7 @@ from diagnosis.services.merge import VERIFIER_LAYER, migrate_legacy_layout
 from diagnosis.services.producers.types import InvocationData, RefData, SessionData
 
 
-def previous_verifier_state(self_evaluation: dict[str, Any] | None) -> tuple[int, str]:
+def _previous_verifier_state(self_evaluation: dict[str, Any] | None) -> tuple[int, str]:
     """(round, evidence fingerprint) of the stored verifier layer; (0, "") when there is none.
 
     A new evidence fingerprint makes the verifier start round `previous_round + 1`; the same
@@ -64,7 +64,7 @@ def session_data_from_models(
                 ),
             )
         )
-    previous_round, previous_fingerprint = previous_verifier_state(session.self_evaluation)
+    previous_round, previous_fingerprint = _previous_verifier_state(session.self_evaluation)
     return SessionData(
         session_id=session.session_id,
         mode=session.mode,
@@ -83,7 +83,7 @@ def session_data_from_models(
 
 
 def session_data_from_payload(
-    data: dict[str, Any], *, previous_round: int = 0, previous_evidence_fingerprint: str = ""
+    *, data: dict[str, Any], previous_round: int = 0, previous_evidence_fingerprint: str = ""
 ) -> SessionData:
     """`SessionData` from a validated `SessionIngestSerializer` payload, without the database.
 

@@ -91,7 +91,7 @@ def eval_case_run(*, fixture: dict[str, Any], judge: Any = None) -> CaseOutcome:
     if not serializer.is_valid():
         outcome.mismatches.append(f"session payload invalid: {json.dumps(serializer.errors, ensure_ascii=False)}")
         return outcome
-    result = evaluate(session_data_from_payload(serializer.validated_data), judge=judge)
+    result = evaluate(session_data_from_payload(data=serializer.validated_data), judge=judge)
     if result.errors:
         outcome.mismatches.append(f"producers failed: {result.errors}")
 

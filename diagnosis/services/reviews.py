@@ -1,5 +1,6 @@
 """A reviewer's own judgement of a session's answer (and of the verifier's verdict)."""
 
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -10,7 +11,7 @@ from diagnosis.models import DiagnosisSession, ReviewJudgement, SessionReview
 def session_mark_reviewed(
     *,
     session: DiagnosisSession,
-    reviewer,
+    reviewer: AbstractBaseUser,
     judgement: str,
     verifier_was_right: bool | None,
     notes: str = "",

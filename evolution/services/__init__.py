@@ -1,6 +1,6 @@
 """Evolution verification services.
 
 Pure modules (no ORM): `types`, `text`, `structure`, `quality`, `competitors`, `messages`,
-`decision`. Writers: `thresholds` (get / update the thresholds) and `verification`
-(`verify_evolution`, `evolve`, `should_sample`: cache, log).
+`decision`. Writers: `thresholds` (`thresholds_update`) and `verification`
+(`evolution_verify`, `evolution_adopt`, `evolution_should_sample`: cache, log).
 """

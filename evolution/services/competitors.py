@@ -80,8 +80,8 @@ def _ask(provider: Provider, query: str, timeout: float) -> CompetitorAnswer:
     )
 
 
-def fetch_competitor_answers(
-    query: str, providers: list[Provider], *, provider_timeout: float, overall_timeout: float
+def competitor_answers_fetch(
+    *, query: str, providers: list[Provider], provider_timeout: float, overall_timeout: float
 ) -> list[CompetitorAnswer]:
     """One answer or one failure per provider, in the providers' order, within overall_timeout."""
     if not providers:

@@ -16,9 +16,9 @@ counts only when the rank holds even if every failed provider had beaten us.
 from typing import Any
 
 from evolution.services.competitors import OURS, CompetitorAnswer
-from evolution.services.messages import REASONS, SUGGESTIONS, render
-from evolution.services.quality import QualityScores, quality_metrics, score_quality
-from evolution.services.structure import FEATURES, parse_structure, structure_metrics
+from evolution.services.messages import REASONS, SUGGESTIONS, message_render
+from evolution.services.quality import QualityScores, quality_metrics, quality_score
+from evolution.services.structure import FEATURES, structure_metrics, structure_parse
 from evolution.services.text import char_length
 from evolution.services.types import Thresholds, UserFeedback, VerificationResult
 
@@ -36,7 +36,7 @@ STRUCTURE_BONUS_ABOVE = 0.5
 WEAK_SCORE = 6.0
 
 
-def basic_metrics(old_response: str, new_response: str, thresholds: Thresholds) -> dict[str, Any]:
+def basic_metrics(*, old_response: str, new_response: str, thresholds: Thresholds) -> dict[str, Any]:
     old_length, new_length = char_length(old_response), char_length(new_response)
     ratio = round(new_length / old_length, 4) if old_length else None
     improved = ratio >= thresholds.min_improvement_ratio if ratio is not None else new_length > 0
@@ -53,7 +53,7 @@ def basic_metrics(old_response: str, new_response: str, thresholds: Thresholds) 
 
 
 def competitor_metrics(
-    query: str, ours: QualityScores, answers: list[CompetitorAnswer] | None, thresholds: Thresholds
+    *, query: str, ours: QualityScores, answers: list[CompetitorAnswer] | None, thresholds: Thresholds
 ) -> dict[str, Any]:
     """Rank our answer among the competitors' answers with the same scorer. `answers` None means
     the comparison is disabled (no provider configured, or the caller skipped it)."""
@@ -81,7 +81,7 @@ def competitor_metrics(
         return metrics
     scores = {OURS: ours.scores()}
     for answer in received:
-        scores[answer.name] = score_quality(query, answer.content).scores()
+        scores[answer.name] = quality_score(query=query, response=answer.content).scores()
     # Ties go to us: the rank counts only competitors strictly better.
     rank = 1 + sum(1 for a in received if scores[a.name]["overall"] > ours.overall)
     winner = max(scores, key=lambda name: (scores[name]["overall"], name == OURS))
@@ -97,7 +97,7 @@ def competitor_metrics(
     return metrics
 
 
-def feedback_metrics(feedback: UserFeedback | None, thresholds: Thresholds) -> dict[str, Any]:
+def feedback_metrics(*, feedback: UserFeedback | None, thresholds: Thresholds) -> dict[str, Any]:
     """Without feedback the dimension passes by default (the guide) but proves no improvement."""
     if feedback is None:
         return {
@@ -119,7 +119,7 @@ def feedback_metrics(feedback: UserFeedback | None, thresholds: Thresholds) -> d
     }
 
 
-def decide(
+def evolution_decide(
     *,
     query: str,
     old_response: str,
@@ -130,16 +130,16 @@ def decide(
     lang: str = "zh",
 ) -> VerificationResult:
     """Verify a new answer against the old one. Pure: no database, no network."""
-    basic = basic_metrics(old_response, new_response, thresholds)
-    new_features = parse_structure(new_response)
-    old_features = parse_structure(old_response)
-    structure = structure_metrics(new_features, min_structure_score=thresholds.min_structure_score)
+    basic = basic_metrics(old_response=old_response, new_response=new_response, thresholds=thresholds)
+    new_features = structure_parse(text=new_response)
+    old_features = structure_parse(text=old_response)
+    structure = structure_metrics(features=new_features, min_structure_score=thresholds.min_structure_score)
     structure["old_structure_score"] = old_features.score
-    new_quality = score_quality(query, new_response, new_features)
-    old_quality = score_quality(query, old_response, old_features)
-    quality = quality_metrics(old_quality, new_quality)
-    competitors = competitor_metrics(query, new_quality, competitor_answers, thresholds)
-    feedback = feedback_metrics(user_feedback, thresholds)
+    new_quality = quality_score(query=query, response=new_response, features=new_features)
+    old_quality = quality_score(query=query, response=old_response, features=old_features)
+    quality = quality_metrics(old=old_quality, new=new_quality)
+    competitors = competitor_metrics(query=query, ours=new_quality, answers=competitor_answers, thresholds=thresholds)
+    feedback = feedback_metrics(feedback=user_feedback, thresholds=thresholds)
 
     must_pass = {
         "basic.meets_min_length": basic["meets_min_length"],
@@ -195,10 +195,10 @@ def _explain(
     suggestions: list[str] = []
 
     def reason(code: str, metric: str, **params: Any) -> None:
-        reasons.append(render(REASONS, code, metric, lang, params))
+        reasons.append(message_render(catalog=REASONS, code=code, metric=metric, lang=lang, params=params))
 
     def suggest(code: str, metric: str, **params: Any) -> None:
-        suggestions.append(render(SUGGESTIONS, code, metric, lang, params))
+        suggestions.append(message_render(catalog=SUGGESTIONS, code=code, metric=metric, lang=lang, params=params))
 
     basic, structure, quality = metrics["basic"], metrics["structure"], metrics["quality"]
     competitors, feedback, decision = metrics["competitors"], metrics["user_feedback"], metrics["decision"]

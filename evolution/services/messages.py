@@ -130,5 +130,7 @@ SUGGESTIONS: dict[str, dict[str, str]] = {
 }
 
 
-def render(catalog: dict[str, dict[str, str]], code: str, metric: str, lang: str, params: dict[str, Any]) -> str:
+def message_render(
+    *, catalog: dict[str, dict[str, str]], code: str, metric: str, lang: str, params: dict[str, Any]
+) -> str:
     return f"{metric}: {catalog[code][lang].format(**params)}"

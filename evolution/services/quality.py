@@ -14,7 +14,7 @@ Clarity (10)      = 3 x headings (full at 2) + 3 x list items (full at 3)
 import re
 from dataclasses import dataclass
 
-from evolution.services.structure import StructureFeatures, parse_structure
+from evolution.services.structure import StructureFeatures, structure_parse
 from evolution.services.text import char_length, keyword_coverage, query_keywords
 
 WEIGHTS = {"completeness": 0.3, "usefulness": 0.4, "clarity": 0.3}
@@ -60,9 +60,9 @@ def _part(weight: float, value: float, full: float) -> float:
     return weight * min(1.0, value / full) if full else weight
 
 
-def score_quality(query: str, response: str, features: StructureFeatures | None = None) -> QualityScores:
-    features = features or parse_structure(response)
-    coverage, missing = keyword_coverage(query_keywords(query), response)
+def quality_score(*, query: str, response: str, features: StructureFeatures | None = None) -> QualityScores:
+    features = features or structure_parse(text=response)
+    coverage, missing = keyword_coverage(keywords=query_keywords(query), text=response)
     length = char_length(response)
 
     completeness = 5 * coverage + _part(3, length, FULL_LENGTH) + 2 * features.score
@@ -94,7 +94,7 @@ def score_quality(query: str, response: str, features: StructureFeatures | None 
     )
 
 
-def quality_metrics(old: QualityScores, new: QualityScores) -> dict:
+def quality_metrics(*, old: QualityScores, new: QualityScores) -> dict:
     improvement: dict[str, float | bool] = {
         f"{name}_improved": getattr(new, name) > getattr(old, name) for name in DIMENSIONS
     }

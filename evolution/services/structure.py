@@ -45,7 +45,7 @@ class StructureFeatures:
         return sum(getattr(self, name) for name in FEATURES) / len(FEATURES)
 
 
-def parse_structure(text: str) -> StructureFeatures:
+def structure_parse(*, text: str) -> StructureFeatures:
     headings = lists = items = paragraphs = code = chars = blocks = 0
     for token in _PARSER.parse(text):
         kind = token.type
@@ -74,7 +74,7 @@ def parse_structure(text: str) -> StructureFeatures:
     )
 
 
-def structure_metrics(features: StructureFeatures, *, min_structure_score: float) -> dict:
+def structure_metrics(*, features: StructureFeatures, min_structure_score: float) -> dict:
     score = features.score
     return {
         "has_headings": features.has_headings,

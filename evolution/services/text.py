@@ -58,7 +58,7 @@ def query_keywords(query: str) -> tuple[str, ...]:
     return tuple(words or [s for s in singles if _CJK.match(s)])
 
 
-def keyword_coverage(keywords: tuple[str, ...], text: str) -> tuple[float, list[str]]:
+def keyword_coverage(*, keywords: tuple[str, ...], text: str) -> tuple[float, list[str]]:
     """Share of keywords that occur in the text (case-insensitive), and the missing ones.
     A query without keywords is fully covered."""
     if not keywords:

@@ -1,6 +1,8 @@
-"""Read and change the verification thresholds (the guide's get_thresholds / update_thresholds).
+"""Change the verification thresholds (the guide's `update_thresholds`; reads are
+`evolution.selectors.thresholds_get`).
 
-Validation lives here, from `THRESHOLD_SPECS`; the API and the admin both call `update_thresholds`.
+Validation lives here, from `THRESHOLD_SPECS`; the API and the admin both call `thresholds_update`,
+the only writer of the thresholds row.
 """
 
 from typing import Any
@@ -20,18 +22,7 @@ class ThresholdValidationError(ValueError):
         self.fields = fields
 
 
-def _current_row() -> VerificationThresholds:
-    row, _created = VerificationThresholds.objects.get_or_create(pk=1)
-    return row
-
-
-def get_thresholds() -> Thresholds:
-    """The thresholds in force (the guide's defaults until someone changes them)."""
-    row = _current_row()
-    return Thresholds(**{name: getattr(row, name) for name in THRESHOLD_SPECS})
-
-
-def validate_threshold_changes(changes: Any) -> dict[str, float | int]:
+def _changes_clean(changes: Any) -> dict[str, float | int]:
     """Check names, types and ranges; return the values with their proper types.
     Booleans are not numbers here, and integer thresholds refuse fractions."""
     if not isinstance(changes, dict):
@@ -61,15 +52,15 @@ def validate_threshold_changes(changes: Any) -> dict[str, float | int]:
     return cleaned
 
 
-def update_thresholds(
+def thresholds_update(
     *, changes: dict[str, Any], user: AbstractBaseUser | None = None, source: str = "code"
 ) -> Thresholds:
     """Apply a partial update (the guide's `update_thresholds({...})`); all or nothing. A change
     of at least one value is recorded as a `ThresholdChange` (who, when, old and new values)."""
-    cleaned = validate_threshold_changes(changes)
+    cleaned = _changes_clean(changes)
     with transaction.atomic():
-        _current_row()
-        row = VerificationThresholds.objects.select_for_update().get(pk=1)
+        # A data migration stores the row; creating it here covers a database emptied since.
+        row, _created = VerificationThresholds.objects.select_for_update().get_or_create(pk=1)
         diff = {
             name: {"old": getattr(row, name), "new": value}
             for name, value in cleaned.items()
@@ -81,4 +72,4 @@ def update_thresholds(
             row.updated_by = user if user is not None and user.is_authenticated else None
             row.save()
             ThresholdChange.objects.create(thresholds=row, changed_by=row.updated_by, source=source, changes=diff)
-    return Thresholds(**{name: getattr(row, name) for name in THRESHOLD_SPECS})
+    return Thresholds.from_row(row)

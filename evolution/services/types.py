@@ -1,6 +1,6 @@
 """Plain data shared by the evolution producers: thresholds in force and the verification result."""
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 
@@ -14,6 +14,11 @@ class Thresholds:
     min_user_satisfaction: float = 4.0
     max_competitor_rank: int = 2
     min_structure_score: float = 0.6
+
+    @classmethod
+    def from_row(cls, row: Any) -> "Thresholds":
+        """The values of the stored row (`VerificationThresholds`, one attribute per threshold)."""
+        return cls(**{f.name: getattr(row, f.name) for f in fields(cls)})
 
     def to_dict(self) -> dict[str, float | int]:
         return asdict(self)

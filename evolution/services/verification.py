@@ -1,4 +1,5 @@
-"""`verify_evolution`, the guide's pipeline `evolve`, and `should_sample`.
+"""`evolution_verify` (the guide's `verify_evolution`), the guide's evolution pipeline
+`evolution_adopt`, and `evolution_should_sample` (the guide's `should_sample_for_verification`).
 
 Every verification is logged in `VerificationLog`, including those answered from the cache:
 identical inputs (query, both answers, feedback, language, competitors) under identical
@@ -17,18 +18,18 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.cache import cache
 
 from evolution.models import Adoption, VerificationLog, VerificationSource
-from evolution.services.competitors import Provider, fetch_competitor_answers
-from evolution.services.decision import decide
+from evolution.selectors import thresholds_get
+from evolution.services.competitors import Provider, competitor_answers_fetch
+from evolution.services.decision import evolution_decide
 from evolution.services.messages import LANGUAGES
 from evolution.services.text import has_cjk
-from evolution.services.thresholds import get_thresholds
 from evolution.services.types import Thresholds, UserFeedback, VerificationResult
 from selfeval_site.tenancy.models import Project
 
 CACHE_PREFIX = "evolution:verify:v1:"
 
 
-def configured_providers() -> list[Provider]:
+def _configured_providers() -> list[Provider]:
     return [Provider.from_setting(entry) for entry in settings.SELFEVAL_EVOLUTION_COMPETITORS]
 
 
@@ -76,12 +77,12 @@ def _fingerprint(
     return hashlib.sha256(json.dumps(payload, ensure_ascii=False, sort_keys=True).encode()).hexdigest()
 
 
-def verify_evolution(
+def evolution_verify(
+    *,
     query: str,
     old_response: str,
     new_response: str,
     user_feedback: UserFeedback | dict | None = None,
-    *,
     lang: str | None = None,
     compare_competitors: bool = True,
     source: str = VerificationSource.CODE,
@@ -100,8 +101,8 @@ def verify_evolution(
     if lang not in LANGUAGES:
         raise ValueError(f"lang must be one of {LANGUAGES}")
     feedback = _feedback(user_feedback)
-    thresholds = get_thresholds()
-    providers = configured_providers() if compare_competitors else []
+    thresholds = thresholds_get()
+    providers = _configured_providers() if compare_competitors else []
     fingerprint = _fingerprint(
         query=query,
         old=old_response,
@@ -116,16 +117,16 @@ def verify_evolution(
         result = VerificationResult.from_dict(cached)
     else:
         answers = (
-            fetch_competitor_answers(
-                query,
-                providers,
+            competitor_answers_fetch(
+                query=query,
+                providers=providers,
                 provider_timeout=settings.SELFEVAL_EVOLUTION_PROVIDER_TIMEOUT,
                 overall_timeout=settings.SELFEVAL_EVOLUTION_OVERALL_TIMEOUT,
             )
             if providers
             else None
         )
-        result = decide(
+        result = evolution_decide(
             query=query,
             old_response=old_response,
             new_response=new_response,
@@ -181,20 +182,26 @@ class EvolutionOutcome:
     log_id: int
 
 
-def evolve(
+def evolution_adopt(
+    *,
     query: str,
     old_response: str,
     candidate: str,
     user_feedback: UserFeedback | dict | None = None,
-    *,
     lang: str | None = None,
     user: AbstractBaseUser | None = None,
 ) -> EvolutionOutcome:
     """The guide's evolution pipeline: verify the candidate, adopt it if valid, else keep the old
-    answer; its log row records which (source "pipeline", adoption adopted / rejected). The gate always verifies: sampling is for callers that
-    merely monitor answers (`should_sample`)."""
-    result = verify_evolution(
-        query, old_response, candidate, user_feedback, lang=lang, source=VerificationSource.PIPELINE, user=user
+    answer; its log row records which (source "pipeline", adoption adopted / rejected). The gate
+    always verifies: sampling is for callers that merely monitor answers (`evolution_should_sample`)."""
+    result = evolution_verify(
+        query=query,
+        old_response=old_response,
+        new_response=candidate,
+        user_feedback=user_feedback,
+        lang=lang,
+        source=VerificationSource.PIPELINE,
+        user=user,
     )
     return EvolutionOutcome(
         adopted=result.is_valid,
@@ -204,7 +211,7 @@ def evolve(
     )
 
 
-def should_sample(*, rate: float | None = None, key: str | None = None) -> bool:
+def evolution_should_sample(*, rate: float | None = None, key: str | None = None) -> bool:
     """The guide's `should_sample_for_verification`: True for about `rate` of the calls
     (default SELFEVAL_EVOLUTION_SAMPLE_RATE). With a `key` (e.g. the query) the choice is stable:
     the same key is always sampled or always not."""

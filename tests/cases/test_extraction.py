@@ -2,7 +2,7 @@
 
 import pytest
 
-from cases.services.extraction import answer_sections, error_code, extract_case_fields, fault_category, service
+from cases.services.extraction import answer_sections, case_fields_extract, error_code, fault_category, service
 
 
 @pytest.mark.parametrize(
@@ -28,7 +28,9 @@ def test_fault_category_taxonomy(query, answer, expected):
 def test_root_cause_section_outweighs_the_rest():
     answer = "## 根因\n数据库死锁\n## 现象\n请求超时，延迟升高，响应慢"
 
-    assert fault_category(query="", answer=answer, root_cause=answer_sections(answer)["root_cause"]) == "DATABASE"
+    assert (
+        fault_category(query="", answer=answer, root_cause=answer_sections(answer=answer)["root_cause"]) == "DATABASE"
+    )
 
 
 def test_chinese_keywords_match_whole_words_only():
@@ -50,7 +52,7 @@ def test_chinese_keywords_match_whole_words_only():
     ],
 )
 def test_error_code(text, code):
-    assert error_code(text) == code
+    assert error_code(text=text) == code
 
 
 def test_service_prefers_the_alert_then_service_like_names():
@@ -63,7 +65,7 @@ def test_service_prefers_the_alert_then_service_like_names():
 def test_markdown_sections_english():
     answer = "Summary line\n\n## Root cause\nPool exhausted.\nSecond line.\n\n## Fix\n- raise pool\n- add alert\n"
 
-    assert answer_sections(answer) == {
+    assert answer_sections(answer=answer) == {
         "root_cause": "Pool exhausted.\nSecond line.",
         "solution": "- raise pool\n- add alert",
     }
@@ -72,13 +74,13 @@ def test_markdown_sections_english():
 def test_markdown_sections_chinese_headings():
     answer = "### 1. 根因分析\n连接池耗尽\n### 2. 解决方案\n扩容连接池"
 
-    assert answer_sections(answer) == {"root_cause": "连接池耗尽", "solution": "扩容连接池"}
+    assert answer_sections(answer=answer) == {"root_cause": "连接池耗尽", "solution": "扩容连接池"}
 
 
 def test_label_lines_chinese():
     answer = "**原因**：缓存击穿导致数据库压力过大\n**处理建议**：\n1. 加互斥锁\n2. 预热缓存\n**影响**：下单失败"
 
-    assert answer_sections(answer) == {
+    assert answer_sections(answer=answer) == {
         "root_cause": "缓存击穿导致数据库压力过大",
         "solution": "1. 加互斥锁\n2. 预热缓存",
     }
@@ -87,10 +89,10 @@ def test_label_lines_chinese():
 def test_hash_signs_in_text_are_not_headings():
     answer = "Issue #42: C# client retries; see ticket #7"
 
-    assert answer_sections(answer) == {}
+    assert answer_sections(answer=answer) == {}
 
 
 def test_root_cause_and_solution_fall_back_to_the_answer():
-    extracted = extract_case_fields(query="q", answer="just an answer")
+    extracted = case_fields_extract(query="q", answer="just an answer")
 
     assert (extracted.root_cause, extracted.solution) == ("just an answer", "just an answer")

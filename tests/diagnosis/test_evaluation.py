@@ -318,7 +318,7 @@ def test_database_and_payload_converters_agree(project):
         refs=EvidenceRef.objects.filter(session=session),
     )
 
-    assert from_db == session_data_from_payload(serializer.validated_data)
+    assert from_db == session_data_from_payload(data=serializer.validated_data)
 
 
 # --- SQL statements per evaluated session: independent of invocations and claims -------------

@@ -4,9 +4,11 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from evolution.models import ThresholdChange, VerificationLog
-from evolution.services.thresholds import get_thresholds, update_thresholds
-from evolution.services.verification import verify_evolution
+from evolution.models import ThresholdChange, VerificationLog, VerificationThresholds
+from evolution.selectors import thresholds_get
+from evolution.services.thresholds import thresholds_update
+from evolution.services.types import Thresholds
+from evolution.services.verification import evolution_verify
 from tests.evolution.samples import NEW_STUDY_ANSWER, OLD_STUDY_ANSWER, ONE_LINE_ANSWER, STUDY_QUERY
 from tests.factories import UserFactory
 
@@ -25,7 +27,7 @@ def admin_client_(superuser) -> Client:
 
 
 def _threshold_form(**values):
-    data = {**get_thresholds().to_dict(), **values}
+    data = {**thresholds_get().to_dict(), **values}
     count = ThresholdChange.objects.count()
     data.update(
         {
@@ -42,8 +44,8 @@ def _threshold_form(**values):
 
 
 def test_log_list_shows_decision_confidence_and_dimension_metrics(admin_client_, django_assert_max_num_queries):
-    verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
-    verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, ONE_LINE_ANSWER)
+    evolution_verify(query=STUDY_QUERY, old_response=OLD_STUDY_ANSWER, new_response=NEW_STUDY_ANSWER)
+    evolution_verify(query=STUDY_QUERY, old_response=OLD_STUDY_ANSWER, new_response=ONE_LINE_ANSWER)
 
     with django_assert_max_num_queries(12) as captured:
         response = admin_client_.get(LOG_LIST)
@@ -54,14 +56,16 @@ def test_log_list_shows_decision_confidence_and_dimension_metrics(admin_client_,
     assert "0.75" in page  # the structure score column
     first_count = len(captured.captured_queries)
     for _ in range(5):
-        verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, ONE_LINE_ANSWER + "!", lang="en")
+        evolution_verify(
+            query=STUDY_QUERY, old_response=OLD_STUDY_ANSWER, new_response=ONE_LINE_ANSWER + "!", lang="en"
+        )
     with django_assert_max_num_queries(first_count):  # no per-row queries
         assert admin_client_.get(LOG_LIST).status_code == 200
 
 
 def test_log_list_filters_by_decision(admin_client_):
-    verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
-    verify_evolution("另一个问题", OLD_STUDY_ANSWER, ONE_LINE_ANSWER)
+    evolution_verify(query=STUDY_QUERY, old_response=OLD_STUDY_ANSWER, new_response=NEW_STUDY_ANSWER)
+    evolution_verify(query="另一个问题", old_response=OLD_STUDY_ANSWER, new_response=ONE_LINE_ANSWER)
 
     page = admin_client_.get(LOG_LIST, {"is_valid__exact": "0"}).content.decode()
 
@@ -69,7 +73,9 @@ def test_log_list_filters_by_decision(admin_client_):
 
 
 def test_log_change_view_shows_each_dimension_and_escapes_answers(admin_client_):
-    result = verify_evolution("<script>alert(1)</script>", OLD_STUDY_ANSWER, ONE_LINE_ANSWER + "<b>x</b>")
+    result = evolution_verify(
+        query="<script>alert(1)</script>", old_response=OLD_STUDY_ANSWER, new_response=ONE_LINE_ANSWER + "<b>x</b>"
+    )
 
     response = admin_client_.get(reverse("admin:evolution_verificationlog_change", args=[result.log_id]))
 
@@ -84,7 +90,7 @@ def test_log_change_view_shows_each_dimension_and_escapes_answers(admin_client_)
 
 
 def test_log_is_read_only(admin_client_):
-    result = verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
+    result = evolution_verify(query=STUDY_QUERY, old_response=OLD_STUDY_ANSWER, new_response=NEW_STUDY_ANSWER)
 
     assert admin_client_.get(reverse("admin:evolution_verificationlog_add")).status_code == 403
     url = reverse("admin:evolution_verificationlog_change", args=[result.log_id])
@@ -101,12 +107,12 @@ def test_thresholds_list_opens_the_single_editor(admin_client_):
 
 
 def test_thresholds_edit_goes_through_the_service_and_is_recorded(admin_client_, superuser):
-    update_thresholds(changes={"min_length": 600}, source="api")
+    thresholds_update(changes={"min_length": 600}, source="api")
 
     response = admin_client_.post(THRESHOLDS_CHANGE, _threshold_form(min_confidence="0.8"))
 
     assert response.status_code == 302, response.content.decode()[:2000]
-    assert get_thresholds().min_confidence == 0.8
+    assert thresholds_get().min_confidence == 0.8
     change = ThresholdChange.objects.first()
     assert (change.source, change.changed_by, change.changes) == (
         "admin",
@@ -122,12 +128,27 @@ def test_thresholds_editor_refuses_out_of_range_values(admin_client_):
 
     assert response.status_code == 200
     assert response.context["adminform"].form.errors.keys() == {"min_confidence", "min_length"}
-    assert get_thresholds().min_confidence == 0.7
+    assert thresholds_get().min_confidence == 0.7
     assert not ThresholdChange.objects.exists()
 
 
+def test_a_missing_thresholds_row_is_edited_as_the_defaults_and_stored_on_save(admin_client_, superuser):
+    VerificationThresholds.objects.all().delete()
+
+    page = admin_client_.get(THRESHOLDS_CHANGE)
+    assert page.status_code == 200
+    assert page.context["adminform"].form.initial["min_length"] == 500
+    assert not VerificationThresholds.objects.exists()  # viewing writes nothing
+
+    response = admin_client_.post(THRESHOLDS_CHANGE, _threshold_form(min_length="800"))
+
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert thresholds_get() == Thresholds(min_length=800)
+    change = ThresholdChange.objects.get()
+    assert (change.changed_by, change.changes) == (superuser, {"min_length": {"old": 500, "new": 800}})
+
+
 def test_thresholds_cannot_be_added_or_deleted(admin_client_):
-    get_thresholds()
     assert admin_client_.get(reverse("admin:evolution_verificationthresholds_add")).status_code == 403
     assert admin_client_.get(reverse("admin:evolution_verificationthresholds_delete", args=[1])).status_code == 403
 

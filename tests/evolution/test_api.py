@@ -6,8 +6,9 @@ import pytest
 from django.contrib.auth.models import Permission
 from rest_framework.test import APIClient
 
-from evolution.models import ThresholdChange, VerificationLog
-from evolution.services.thresholds import get_thresholds
+from evolution.models import ThresholdChange, VerificationLog, VerificationThresholds
+from evolution.selectors import thresholds_get
+from evolution.services.types import Thresholds
 from selfeval_site.api.throttling import ClientScopedRateThrottle
 from tests.evolution.samples import NEW_STUDY_ANSWER, OLD_STUDY_ANSWER, ONE_LINE_ANSWER, STUDY_QUERY
 from tests.factories import UserFactory
@@ -38,7 +39,6 @@ def put(client, payload):
 
 
 def test_verify_returns_the_guides_result_shape_and_logs_the_call(api, project, django_assert_num_queries):
-    get_thresholds()  # the row exists in any running system
     with django_assert_num_queries(3):  # API key, thresholds, log insert
         response = post(api, body())
 
@@ -134,8 +134,7 @@ def test_verify_allows_only_post(api):
 
 
 def test_machine_client_may_read_thresholds(api, django_assert_num_queries):
-    get_thresholds()
-    with django_assert_num_queries(3):  # API key, thresholds row exists, row with updater
+    with django_assert_num_queries(2):  # API key, row with updater
         response = api.get(THRESHOLDS)
 
     assert response.status_code == 200
@@ -147,6 +146,16 @@ def test_machine_client_may_read_thresholds(api, django_assert_num_queries):
         "max_competitor_rank": 2,
         "min_structure_score": 0.6,
     }
+
+
+def test_a_missing_thresholds_row_reads_as_the_defaults_without_writing_it(api):
+    VerificationThresholds.objects.all().delete()
+
+    response = api.get(THRESHOLDS)
+
+    assert response.status_code == 200
+    assert response.json() == {"thresholds": Thresholds().to_dict(), "updatedAt": None, "updatedBy": None}
+    assert not VerificationThresholds.objects.exists()
 
 
 def test_staff_with_permission_changes_thresholds(staff_api, superuser):
@@ -167,7 +176,7 @@ def test_staff_with_only_the_change_permission_may_write():
     client.force_authenticate(user)
 
     assert put(client, {"thresholds": {"max_competitor_rank": 3}}).status_code == 200
-    assert get_thresholds().max_competitor_rank == 3
+    assert thresholds_get().max_competitor_rank == 3
 
 
 def test_thresholds_write_is_forbidden_without_permission(api, anonymous, outsider):
@@ -178,7 +187,7 @@ def test_thresholds_write_is_forbidden_without_permission(api, anonymous, outsid
     assert put(plain_staff, {"thresholds": {"min_length": 800}}).status_code == 403
     assert put(anonymous, {"thresholds": {"min_length": 800}}).status_code == 401
     assert anonymous.get(THRESHOLDS).status_code == 401
-    assert get_thresholds().min_length == 500
+    assert thresholds_get().min_length == 500
 
 
 @pytest.mark.parametrize(

@@ -5,8 +5,8 @@ import time
 import pytest
 
 from evolution.models import VerificationLog
-from evolution.services.competitors import Provider, fetch_competitor_answers
-from evolution.services.verification import verify_evolution
+from evolution.services.competitors import Provider, competitor_answers_fetch
+from evolution.services.verification import evolution_verify
 from tests.evolution.conftest import SLOW_SECONDS, provider
 from tests.evolution.samples import COMPETITOR_ANSWER, NEW_STUDY_ANSWER, OLD_STUDY_ANSWER, STUDY_QUERY
 
@@ -16,9 +16,9 @@ def providers(server, *modes) -> list[Provider]:
 
 
 def test_good_provider_answer_is_returned_and_request_is_openai_shaped(fake_provider_server):
-    [answer] = fetch_competitor_answers(
-        STUDY_QUERY,
-        [Provider.from_setting(provider(fake_provider_server, "good", api_key="sk-test"))],
+    [answer] = competitor_answers_fetch(
+        query=STUDY_QUERY,
+        providers=[Provider.from_setting(provider(fake_provider_server, "good", api_key="sk-test"))],
         provider_timeout=2,
         overall_timeout=3,
     )
@@ -34,9 +34,9 @@ def test_good_provider_answer_is_returned_and_request_is_openai_shaped(fake_prov
 def test_slow_failing_and_garbage_providers_degrade_in_parallel(fake_provider_server):
     started = time.perf_counter()
 
-    answers = fetch_competitor_answers(
-        STUDY_QUERY,
-        providers(fake_provider_server, "good", "slow", "fail", "garbage", "empty"),
+    answers = competitor_answers_fetch(
+        query=STUDY_QUERY,
+        providers=providers(fake_provider_server, "good", "slow", "fail", "garbage", "empty"),
         provider_timeout=0.5,
         overall_timeout=3,
     )
@@ -56,8 +56,11 @@ def test_slow_failing_and_garbage_providers_degrade_in_parallel(fake_provider_se
 def test_overall_timeout_bounds_the_whole_comparison(fake_provider_server):
     started = time.perf_counter()
 
-    answers = fetch_competitor_answers(
-        STUDY_QUERY, providers(fake_provider_server, "good", "slow"), provider_timeout=10, overall_timeout=0.5
+    answers = competitor_answers_fetch(
+        query=STUDY_QUERY,
+        providers=providers(fake_provider_server, "good", "slow"),
+        provider_timeout=10,
+        overall_timeout=0.5,
     )
 
     assert time.perf_counter() - started < 1.5
@@ -70,8 +73,11 @@ def test_provider_timeout_bounds_the_whole_answer_not_each_read(fake_provider_se
     timeout still ends it long before the overall deadline."""
     started = time.perf_counter()
 
-    [answer] = fetch_competitor_answers(
-        STUDY_QUERY, providers(fake_provider_server, "trickle"), provider_timeout=0.5, overall_timeout=10
+    [answer] = competitor_answers_fetch(
+        query=STUDY_QUERY,
+        providers=providers(fake_provider_server, "trickle"),
+        provider_timeout=0.5,
+        overall_timeout=10,
     )
 
     assert time.perf_counter() - started < 1.5
@@ -79,9 +85,9 @@ def test_provider_timeout_bounds_the_whole_answer_not_each_read(fake_provider_se
 
 
 def test_unreachable_provider_is_a_connection_error():
-    [answer] = fetch_competitor_answers(
-        STUDY_QUERY,
-        [Provider(name="nowhere", base_url="http://127.0.0.1:9/v1", model="m")],
+    [answer] = competitor_answers_fetch(
+        query=STUDY_QUERY,
+        providers=[Provider(name="nowhere", base_url="http://127.0.0.1:9/v1", model="m")],
         provider_timeout=1,
         overall_timeout=2,
     )
@@ -99,7 +105,7 @@ def test_verification_with_one_good_one_slow_one_failing_provider(fake_provider_
     settings.SELFEVAL_EVOLUTION_PROVIDER_TIMEOUT = 0.5
     settings.SELFEVAL_EVOLUTION_OVERALL_TIMEOUT = 3
 
-    result = verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
+    result = evolution_verify(query=STUDY_QUERY, old_response=OLD_STUDY_ANSWER, new_response=NEW_STUDY_ANSWER)
 
     competitors = result.metrics["competitors"]
     assert competitors["status"] == "degraded"
@@ -119,7 +125,9 @@ def test_verification_with_one_good_one_slow_one_failing_provider(fake_provider_
 def test_competitors_can_be_skipped_per_call(fake_provider_server, settings):
     settings.SELFEVAL_EVOLUTION_COMPETITORS = [provider(fake_provider_server, "good")]
 
-    result = verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER, compare_competitors=False)
+    result = evolution_verify(
+        query=STUDY_QUERY, old_response=OLD_STUDY_ANSWER, new_response=NEW_STUDY_ANSWER, compare_competitors=False
+    )
 
     assert result.metrics["competitors"]["status"] == "disabled"
     assert fake_provider_server.requests == []
@@ -129,8 +137,8 @@ def test_competitors_can_be_skipped_per_call(fake_provider_server, settings):
 def test_degraded_result_is_not_cached_so_providers_are_asked_again(fake_provider_server, settings):
     settings.SELFEVAL_EVOLUTION_COMPETITORS = [provider(fake_provider_server, "fail")]
 
-    verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
-    verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
+    evolution_verify(query=STUDY_QUERY, old_response=OLD_STUDY_ANSWER, new_response=NEW_STUDY_ANSWER)
+    evolution_verify(query=STUDY_QUERY, old_response=OLD_STUDY_ANSWER, new_response=NEW_STUDY_ANSWER)
 
     assert len(fake_provider_server.requests) == 2
     assert not VerificationLog.objects.filter(cached=True).exists()
@@ -140,8 +148,8 @@ def test_degraded_result_is_not_cached_so_providers_are_asked_again(fake_provide
 def test_successful_comparison_is_cached(fake_provider_server, settings):
     settings.SELFEVAL_EVOLUTION_COMPETITORS = [provider(fake_provider_server, "good")]
 
-    first = verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
-    second = verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
+    first = evolution_verify(query=STUDY_QUERY, old_response=OLD_STUDY_ANSWER, new_response=NEW_STUDY_ANSWER)
+    second = evolution_verify(query=STUDY_QUERY, old_response=OLD_STUDY_ANSWER, new_response=NEW_STUDY_ANSWER)
 
     assert len(fake_provider_server.requests) == 1
     assert second.metrics["competitors"] == first.metrics["competitors"]

@@ -1,11 +1,11 @@
-"""The guide's decision rules, confidence formula and thresholds, on the pure `decide`."""
+"""The guide's decision rules, confidence formula and thresholds, on the pure `evolution_decide`."""
 
 import dataclasses
 
 import pytest
 
 from evolution.services.competitors import CompetitorAnswer
-from evolution.services.decision import decide
+from evolution.services.decision import evolution_decide
 from evolution.services.text import char_length
 from evolution.services.types import Thresholds, UserFeedback
 from tests.evolution.samples import (
@@ -25,7 +25,7 @@ TIMED_OUT = CompetitorAnswer(name="slow", ok=False, error="timeout after 15 s")
 
 
 def verify(new=NEW_STUDY_ANSWER, old=OLD_STUDY_ANSWER, thresholds=DEFAULTS, **kwargs):
-    return decide(query=STUDY_QUERY, old_response=old, new_response=new, thresholds=thresholds, **kwargs)
+    return evolution_decide(query=STUDY_QUERY, old_response=old, new_response=new, thresholds=thresholds, **kwargs)
 
 
 def with_thresholds(**changes) -> Thresholds:

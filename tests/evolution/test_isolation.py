@@ -10,7 +10,7 @@ import json
 import pytest
 
 from evolution.models import ThresholdChange, VerificationLog
-from evolution.services.thresholds import get_thresholds
+from evolution.selectors import thresholds_get
 from tests.evolution.samples import NEW_STUDY_ANSWER, OLD_STUDY_ANSWER, STUDY_QUERY
 
 pytestmark = pytest.mark.django_db
@@ -44,12 +44,12 @@ def test_verify_response_names_no_project_log_or_user(api, other_api):
 
 
 def test_another_projects_key_cannot_change_the_thresholds(api, other_api):
-    before = get_thresholds().to_dict()
+    before = thresholds_get().to_dict()
     response = other_api.put(
         THRESHOLDS, data=json.dumps({"thresholds": {"min_length": 5}}), content_type="application/json"
     )
 
     assert response.status_code == 403
-    assert get_thresholds().to_dict() == before
+    assert thresholds_get().to_dict() == before
     assert not ThresholdChange.objects.exists()
     assert api.get(THRESHOLDS).json() == other_api.get(THRESHOLDS).json()

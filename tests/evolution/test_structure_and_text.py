@@ -2,8 +2,8 @@
 
 import pytest
 
-from evolution.services.quality import WEIGHTS, score_quality
-from evolution.services.structure import parse_structure
+from evolution.services.quality import WEIGHTS, quality_score
+from evolution.services.structure import structure_parse
 from evolution.services.text import char_length, keyword_coverage, query_keywords
 from tests.evolution.samples import NEW_STUDY_ANSWER, STUDY_QUERY
 
@@ -18,7 +18,7 @@ from tests.evolution.samples import NEW_STUDY_ANSWER, STUDY_QUERY
     ],
 )
 def test_hash_and_hyphen_inside_text_are_neither_headings_nor_lists(text):
-    features = parse_structure(text)
+    features = structure_parse(text=text)
 
     assert not features.has_headings
     assert not features.has_lists
@@ -27,7 +27,7 @@ def test_hash_and_hyphen_inside_text_are_neither_headings_nor_lists(text):
 def test_heading_list_paragraph_and_code_are_detected():
     text = "# Title\n\nFirst paragraph.\n\nSecond paragraph.\n\n- one\n- two\n\n1. first\n2. second\n\n```python\nx = 1\n```\n"
 
-    features = parse_structure(text)
+    features = structure_parse(text=text)
 
     assert (features.headings, features.lists, features.list_items, features.paragraphs) == (1, 2, 4, 2)
     assert features.code_blocks == 1
@@ -39,26 +39,26 @@ def test_markers_inside_code_blocks_are_code_not_structure():
     indented = "Intro.\n\n    # still code\n    - still code\n"
 
     for text in (fenced, indented):
-        features = parse_structure(text)
+        features = structure_parse(text=text)
         assert features.has_code
         assert not features.has_headings and not features.has_lists
 
 
 def test_tight_list_items_are_not_counted_as_paragraphs():
-    features = parse_structure("Intro.\n\n- a\n- b\n- c\n")
+    features = structure_parse(text="Intro.\n\n- a\n- b\n- c\n")
 
     assert features.paragraphs == 1
     assert not features.has_paragraphs  # one paragraph is no paragraph separation
 
 
 def test_setext_heading_counts_as_heading():
-    assert parse_structure("Title\n=====\n\ntext").has_headings
+    assert structure_parse(text="Title\n=====\n\ntext").has_headings
 
 
 def test_score_is_a_quarter_per_feature():
-    assert parse_structure("").score == 0.0
-    assert parse_structure("one\n\ntwo").score == 0.25
-    assert parse_structure("# h\n\none\n\ntwo\n\n- a").score == 0.75
+    assert structure_parse(text="").score == 0.0
+    assert structure_parse(text="one\n\ntwo").score == 0.25
+    assert structure_parse(text="# h\n\none\n\ntwo\n\n- a").score == 0.75
 
 
 def test_length_counts_every_non_whitespace_character_once():
@@ -72,14 +72,14 @@ def test_query_keywords_come_from_jieba_without_stopwords():
 
 
 def test_keyword_coverage_reports_missing_words():
-    coverage, missing = keyword_coverage(("提高", "学习", "注意力"), "提高注意力的方法")
+    coverage, missing = keyword_coverage(keywords=("提高", "学习", "注意力"), text="提高注意力的方法")
 
     assert coverage == pytest.approx(2 / 3)
     assert missing == ["学习"]
 
 
 def test_overall_quality_is_weighted_30_40_30():
-    scores = score_quality(STUDY_QUERY, NEW_STUDY_ANSWER)
+    scores = quality_score(query=STUDY_QUERY, response=NEW_STUDY_ANSWER)
 
     expected = round(
         WEIGHTS["completeness"] * scores.completeness
@@ -93,9 +93,10 @@ def test_overall_quality_is_weighted_30_40_30():
 
 
 def test_quality_rewards_keywords_examples_data_and_references():
-    bare = score_quality(STUDY_QUERY, "多休息。")
-    rich = score_quality(
-        STUDY_QUERY, "提高学习注意力：例如每次专注 25 分钟，休息 5 分钟。研究表明有效，参考 https://example.org"
+    bare = quality_score(query=STUDY_QUERY, response="多休息。")
+    rich = quality_score(
+        query=STUDY_QUERY,
+        response="提高学习注意力：例如每次专注 25 分钟，休息 5 分钟。研究表明有效，参考 https://example.org",
     )
 
     assert rich.completeness > bare.completeness

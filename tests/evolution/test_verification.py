@@ -1,4 +1,4 @@
-"""verify_evolution logs every call and caches identical ones; evolve adopts or rejects."""
+"""evolution_verify logs every call and caches identical ones; evolution_adopt adopts or rejects."""
 
 import types
 
@@ -8,16 +8,21 @@ from django.core.cache.backends import base as cache_base
 from django.core.cache.backends import locmem
 
 from evolution.models import VerificationLog
-from evolution.services.thresholds import update_thresholds
+from evolution.services.thresholds import thresholds_update
 from evolution.services.types import UserFeedback
-from evolution.services.verification import evolve, should_sample, verify_evolution
+from evolution.services.verification import evolution_adopt, evolution_should_sample, evolution_verify
 from tests.evolution.samples import NEW_STUDY_ANSWER, OLD_STUDY_ANSWER, ONE_LINE_ANSWER, STUDY_QUERY
 
 pytestmark = pytest.mark.django_db
 
 
 def test_verification_is_logged_with_inputs_result_and_thresholds():
-    result = verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER, {"satisfaction": 4.5, "comments": "好"})
+    result = evolution_verify(
+        query=STUDY_QUERY,
+        old_response=OLD_STUDY_ANSWER,
+        new_response=NEW_STUDY_ANSWER,
+        user_feedback={"satisfaction": 4.5, "comments": "好"},
+    )
 
     log = VerificationLog.objects.get(pk=result.log_id)
     assert (log.query, log.old_response, log.new_response) == (STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
@@ -32,21 +37,26 @@ def test_verification_is_logged_with_inputs_result_and_thresholds():
 
 
 def test_identical_verification_is_served_from_cache_and_still_logged(django_assert_num_queries):
-    first = verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
+    first = evolution_verify(query=STUDY_QUERY, old_response=OLD_STUDY_ANSWER, new_response=NEW_STUDY_ANSWER)
 
     with django_assert_num_queries(2):  # thresholds, log insert
-        second = verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
+        second = evolution_verify(query=STUDY_QUERY, old_response=OLD_STUDY_ANSWER, new_response=NEW_STUDY_ANSWER)
 
     assert second.to_dict() == first.to_dict()
     assert list(VerificationLog.objects.order_by("id").values_list("cached", flat=True)) == [False, True]
 
 
 def test_cache_is_keyed_by_thresholds_feedback_and_language():
-    verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
-    verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER, lang="en")
-    verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER, {"satisfaction": 5})
-    update_thresholds(changes={"min_confidence": 0.9})
-    stricter = verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
+    evolution_verify(query=STUDY_QUERY, old_response=OLD_STUDY_ANSWER, new_response=NEW_STUDY_ANSWER)
+    evolution_verify(query=STUDY_QUERY, old_response=OLD_STUDY_ANSWER, new_response=NEW_STUDY_ANSWER, lang="en")
+    evolution_verify(
+        query=STUDY_QUERY,
+        old_response=OLD_STUDY_ANSWER,
+        new_response=NEW_STUDY_ANSWER,
+        user_feedback={"satisfaction": 5},
+    )
+    thresholds_update(changes={"min_confidence": 0.9})
+    stricter = evolution_verify(query=STUDY_QUERY, old_response=OLD_STUDY_ANSWER, new_response=NEW_STUDY_ANSWER)
 
     assert not VerificationLog.objects.filter(cached=True).exists()
     assert not stricter.is_valid  # the new threshold applied, not a stale cached decision
@@ -60,11 +70,11 @@ def test_cache_serves_identical_verifications_for_one_hour_by_default(monkeypatc
     monkeypatch.setattr(locmem, "time", fake_time)
     monkeypatch.setattr(cache_base, "time", fake_time)
 
-    verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
+    evolution_verify(query=STUDY_QUERY, old_response=OLD_STUDY_ANSWER, new_response=NEW_STUDY_ANSWER)
     clock[0] += 3599
-    verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
+    evolution_verify(query=STUDY_QUERY, old_response=OLD_STUDY_ANSWER, new_response=NEW_STUDY_ANSWER)
     clock[0] += 2  # 3601 s after the first verification
-    verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
+    evolution_verify(query=STUDY_QUERY, old_response=OLD_STUDY_ANSWER, new_response=NEW_STUDY_ANSWER)
 
     assert list(VerificationLog.objects.order_by("id").values_list("cached", flat=True)) == [False, True, False]
 
@@ -76,14 +86,14 @@ def test_default_competitor_timeouts_and_sample_rate_are_the_guides():
 
 
 def test_english_query_gets_english_reasons_by_default():
-    result = verify_evolution("How do I focus better?", "Rest.", "Rest more.")
+    result = evolution_verify(query="How do I focus better?", old_response="Rest.", new_response="Rest more.")
 
     assert result.reasons[0].startswith("basic.new_length: the new answer has only")
 
 
 def test_unknown_language_is_refused():
     with pytest.raises(ValueError, match="lang"):
-        verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER, lang="fr")
+        evolution_verify(query=STUDY_QUERY, old_response=OLD_STUDY_ANSWER, new_response=NEW_STUDY_ANSWER, lang="fr")
     assert not VerificationLog.objects.exists()
 
 
@@ -103,12 +113,14 @@ def test_unknown_language_is_refused():
 )
 def test_invalid_user_feedback_is_refused_before_anything_is_logged(feedback):
     with pytest.raises(ValueError, match="user_feedback"):
-        verify_evolution(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER, feedback)
+        evolution_verify(
+            query=STUDY_QUERY, old_response=OLD_STUDY_ANSWER, new_response=NEW_STUDY_ANSWER, user_feedback=feedback
+        )
     assert not VerificationLog.objects.exists()
 
 
 def test_evolve_adopts_a_better_candidate_and_logs_it():
-    outcome = evolve(STUDY_QUERY, OLD_STUDY_ANSWER, NEW_STUDY_ANSWER)
+    outcome = evolution_adopt(query=STUDY_QUERY, old_response=OLD_STUDY_ANSWER, candidate=NEW_STUDY_ANSWER)
 
     assert outcome.adopted and outcome.response == NEW_STUDY_ANSWER
     log = VerificationLog.objects.get(pk=outcome.log_id)
@@ -116,7 +128,7 @@ def test_evolve_adopts_a_better_candidate_and_logs_it():
 
 
 def test_evolve_rejects_a_worse_candidate_and_keeps_the_old_answer():
-    outcome = evolve(STUDY_QUERY, OLD_STUDY_ANSWER, ONE_LINE_ANSWER)
+    outcome = evolution_adopt(query=STUDY_QUERY, old_response=OLD_STUDY_ANSWER, candidate=ONE_LINE_ANSWER)
 
     assert not outcome.adopted and outcome.response == OLD_STUDY_ANSWER
     assert outcome.result.reasons
@@ -125,13 +137,13 @@ def test_evolve_rejects_a_worse_candidate_and_keeps_the_old_answer():
 
 def test_should_sample_follows_the_rate(settings):
     settings.SELFEVAL_EVOLUTION_SAMPLE_RATE = 0.2
-    assert not any(should_sample(rate=0.0) for _ in range(100))
-    assert all(should_sample(rate=1.0) for _ in range(100))
-    sampled = sum(should_sample(key=f"query {i}") for i in range(2000))
+    assert not any(evolution_should_sample(rate=0.0) for _ in range(100))
+    assert all(evolution_should_sample(rate=1.0) for _ in range(100))
+    sampled = sum(evolution_should_sample(key=f"query {i}") for i in range(2000))
     assert 300 < sampled < 500  # about 20 % of 2000
 
 
 def test_should_sample_is_stable_per_key_and_refuses_bad_rates():
-    assert len({should_sample(rate=0.5, key="如何提高学习注意力？") for _ in range(20)}) == 1
+    assert len({evolution_should_sample(rate=0.5, key="如何提高学习注意力？") for _ in range(20)}) == 1
     with pytest.raises(ValueError):
-        should_sample(rate=1.5)
+        evolution_should_sample(rate=1.5)
