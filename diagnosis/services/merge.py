@@ -27,8 +27,9 @@ _LEGACY_ROOT_KEYS = {
 def migrate_legacy_layout(container: dict[str, Any] | None) -> dict[str, Any]:
     """Return a layered copy of `container`: legacy root keys are moved into their layer.
 
-    A value already present inside the layer wins over the legacy root value; unknown root
-    keys are kept as they are so nothing the agent stored is thrown away.
+    A layer already present wins over the legacy root values: they only fill the keys it lacks,
+    and it is not labelled `source: legacy` (it is already layered). Unknown root keys are kept
+    as they are so nothing the agent stored is thrown away.
     """
     layered: dict[str, Any] = {}
     legacy: dict[str, dict[str, Any]] = {}
@@ -40,12 +41,10 @@ def migrate_legacy_layout(container: dict[str, Any] | None) -> dict[str, Any]:
             legacy.setdefault(layer, {})[key] = value
     for layer, values in legacy.items():
         current = layered.get(layer)
-        merged = dict(values)
-        if layer == RULE_LAYER:
-            merged.setdefault("source", "legacy")
         if isinstance(current, dict):
-            merged.update(current)
-        layered[layer] = merged
+            layered[layer] = {**values, **current}
+        else:
+            layered[layer] = {**values, "source": "legacy"} if layer == RULE_LAYER else values
     return layered
 
 

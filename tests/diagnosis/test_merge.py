@@ -58,6 +58,20 @@ def test_value_inside_the_layer_wins_over_legacy_root_value():
     assert "evidence_score" not in layered
 
 
+def test_an_already_layered_value_is_not_labelled_legacy():
+    layered = migrate_legacy_layout({"evidence_score": 40, RULE_LAYER: {"evidence_score": 70}})
+
+    assert layered == {RULE_LAYER: {"evidence_score": 70}}
+
+
+def test_a_legacy_root_value_fills_only_what_the_layer_lacks():
+    layered = migrate_legacy_layout(
+        {"verdict": "REJECT", "groundedness_score": 0.2, VERIFIER_LAYER: {"verdict": "PASS"}}
+    )
+
+    assert layered == {VERIFIER_LAYER: {"verdict": "PASS", "groundedness_score": 0.2}}
+
+
 def test_unknown_root_keys_are_kept_and_input_is_not_mutated():
     legacy = {"verdict": "REJECT", "agent_note": "kept"}
 
