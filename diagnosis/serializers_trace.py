@@ -79,6 +79,7 @@ class RuleLayerSerializer(serializers.Serializer):
 
 
 class VerifierLayerSerializer(serializers.Serializer):
+    source = serializers.CharField(allow_null=True, help_text='"legacy" when wrapped from the agent\'s legacy JSON')
     verdict = serializers.CharField(allow_null=True)
     groundednessScore = serializers.FloatField(allow_null=True)
     criticalFactCount = serializers.IntegerField(allow_null=True)
@@ -287,6 +288,7 @@ def _verifier(layer: dict[str, Any], rows: list[ClaimCheck]) -> dict[str, Any]:
         if isinstance(binding, dict)
     ]
     return {
+        "source": layer.get("source"),
         "verdict": layer.get("verdict"),
         "groundednessScore": layer.get("groundedness_score"),
         "criticalFactCount": layer.get("critical_fact_count"),
