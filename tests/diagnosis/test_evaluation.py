@@ -413,3 +413,15 @@ def test_legacy_verifier_layer_is_replaced_once_the_verifier_applies(project):
     layer = session.self_evaluation[VERIFIER_LAYER]
     assert (layer["verdict"], layer["round"]) == ("PASS", 1) and "source" not in layer
     assert session.verifier_verdict == "PASS"
+
+
+def test_a_failed_call_reporting_an_l0_hit_earns_no_hit_bonus(project):
+    # Issue 9, 3.3: the only call FAILED, yet reports matchLevel L0; the gatekeeper refuses its refs.
+    payload = chat_payload(sessionId="s-failed-l0")
+    payload["toolInvocations"][0].update(status="FAILED", error="knowledge base timeout")
+    session = session_ingest_evaluated(project, payload)
+
+    rule = session.self_evaluation[RULE_LAYER]
+    assert [f["rule"] for f in rule["factors"]] == ["retrieval_no_hit", "all_tool_calls_failed"]
+    assert session.evidence_score == rule["evidence_score"] == 0
+    assert session.self_evaluation[VERIFIER_LAYER]["claim_checks"][0]["bindings"] == ["REF_FROM_FAILED_CALL"]
