@@ -47,7 +47,7 @@ def test_case_from_session_follows_the_seed_mapping(session):
     assert (case.source_type, case.created_by, case.status) == ("AUTO", "system", "pending")
     assert case.title == session.query[:100] and len(case.title) == 100
     assert case.root_cause == case.solution == session.answer  # no sections: the seed's fallback
-    assert (case.fault_category, case.service, case.error_code) == ("DATABASE", "order-service", "5xx")
+    assert (case.fault_category, case.service, case.error_code) == ("DATABASE", "order-service", "HTTP 5xx")
     assert CaseRevision.objects.get(case=case).action == "create"
 
 
