@@ -91,6 +91,9 @@ class VerifierLayerSerializer(serializers.Serializer):
     gatekeeperBindings = serializers.ListField(child=serializers.DictField())
     gatekeeperSummary = serializers.DictField()
     executorOutputParseStatus = serializers.JSONField()
+    executorStructuredOutput = serializers.JSONField(
+        allow_null=True, help_text="the executor output as the verifier read it (as stored when it was invalid)"
+    )
     composerOutput = serializers.JSONField()
     toolTraceSummary = serializers.JSONField()
 
@@ -300,6 +303,7 @@ def _verifier(layer: dict[str, Any], rows: list[ClaimCheck]) -> dict[str, Any]:
         "gatekeeperBindings": bindings,
         "gatekeeperSummary": gatekeeper.get("summary") if isinstance(gatekeeper.get("summary"), dict) else {},
         "executorOutputParseStatus": layer.get("executor_output_parse_status") or {},
+        "executorStructuredOutput": layer.get("executor_structured_output"),
         "composerOutput": layer.get("composer_output") or {},
         "toolTraceSummary": layer.get("tool_trace_summary") or [],
     }

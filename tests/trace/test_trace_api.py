@@ -197,3 +197,16 @@ def test_legacy_verifier_layer_survives_evaluation_and_is_shown_as_legacy(api, p
     verifier = body["selfEvaluation"]["verifierEvaluation"]
     assert (verifier["verdict"], verifier["groundednessScore"], verifier["source"]) == ("PASS", 0.9, "legacy")
     assert body["selfEvaluation"]["ruleEvaluation"]["source"] == "rule"
+
+
+def test_structured_verifier_view_shows_the_executor_output_the_verifier_read(api, project):
+    from diagnosis.services.evaluation import session_evaluate
+
+    payload = chat_payload()
+    session_evaluate(session_pk=make_session(project, payload=payload).pk)
+
+    verifier = api.get(URL).json()["selfEvaluation"]["verifierEvaluation"]
+
+    claim = payload["executorOutput"]["claims"][0]
+    # As the verifier read it: the claims, without the finalAnswer (debug context only).
+    assert verifier["executorStructuredOutput"] == {"version": "executor_evidence_v2", "claims": [claim]}
