@@ -19,6 +19,18 @@ inside an unrelated compound; English is matched on whole words, lower-cased.
 The root-cause section of the answer counts double, the query and the alert name count once,
 the rest of the answer once; the highest score wins and ties go to the earlier category in the
 list above (a database pool exhaustion that causes timeouts is a DATABASE case).
+
+Error code: the code the answer names after a label ("**Error code**: `...`", "错误码 1040",
+"error code: ERR_CONN_POOL") wins, as written (backquotes dropped); else the first code found,
+most specific kind first. Normal forms: HTTP statuses are `HTTP <status>` however they are
+written ("HTTP/1.1 503", "HTTP-503", "状态码: 502", "返回 502" all give "HTTP 503" / "HTTP 502"),
+a status class is `HTTP 5xx`, a MySQL server error is `MySQL <number>` ("MySQL error 1040",
+"MYSQL-1040"); vendor codes (ORA-00600), symbolic names (ER_CON_COUNT_ERROR, ECONNREFUSED,
+OOMKilled) and exception classes stay as written.
+
+Sections: markdown headings, or label lines ("**根因**：...", "Root cause: ...", a bold line
+alone such as "**Remediation**"). A field line ("**Error code**: ...", "**服务**：...") ends the
+section before it: it is the answer's metadata, not part of the fix.
 """
 
 import logging
@@ -128,14 +140,30 @@ SOLUTION_HEADINGS = (
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _EN_WORD = re.compile(r"[a-z0-9][a-z0-9_.-]*")
 
-_ERROR_CODE_PATTERNS = (
-    re.compile(r"\b(?:ORA|ERR|SQLSTATE|MYSQL|PG|HTTP|E)[-_ ]?\d{3,6}\b"),
-    re.compile(r"\bE(?:CONNREFUSED|CONNRESET|TIMEDOUT|NOSPC|ACCES|PERM|HOSTUNREACH|NOTFOUND|PIPE|MFILE)\b"),
-    re.compile(r"\b(?:OOMKilled|CrashLoopBackOff|ImagePullBackOff|ErrImagePull)\b"),
-    re.compile(r"\b(?:[a-z]+\.)*[A-Z][A-Za-z0-9]*(?:Exception|Error)\b"),
-    re.compile(r"(?:HTTP|status|状态码|返回)\s*[:：]?\s*([1-5]\d\d)\b", re.IGNORECASE),
-    re.compile(r"\b[45]xx\b", re.IGNORECASE),
-)
+_ERROR_LABEL = r"(?:(?i:error[ _-]?code)|错误码|错误代码)"
+# (pattern, normal form of its first matched group, or of the whole match when it has none),
+# most specific first; ASCII look-arounds instead of \b, which fails next to Chinese text.
+_ERROR_CODE_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(
+            _ERROR_LABEL + r"(?:\*\*)?\s*(?:[:：=]|(?i:is)\s|为|是)?\s*"
+            r"(?:`([^`\n]{1,100})`|((?=[A-Za-z0-9_.-]*[A-Z0-9_])[A-Za-z0-9][A-Za-z0-9_.-]*))"
+        ),
+        "{}",
+    ),
+    (
+        re.compile(r"(?<![A-Za-z0-9])(?i:mysql)(?:[-_ ]?(?i:errno|error|err)(?:\s*(?i:code))?|\s*错误码?)?\s*[-:：#]?\s*(\d{4})(?!\d)"),
+        "MySQL {}",
+    ),
+    (re.compile(r"(?<![A-Za-z0-9])(?:ORA|ERR|SQLSTATE|PG|E)[-_ ]?\d{3,6}(?!\d)"), "{}"),
+    (re.compile(r"(?<![A-Za-z0-9])(?i:http)(?:/\d(?:\.\d)?)?[-_ ]?([1-5]\d\d)(?!\d)"), "HTTP {}"),
+    (re.compile(r"(?<![A-Za-z0-9])E(?:CONNREFUSED|CONNRESET|TIMEDOUT|NOSPC|ACCES|PERM|HOSTUNREACH|NOTFOUND|PIPE|MFILE)(?![A-Za-z0-9])"), "{}"),
+    (re.compile(r"(?<![A-Za-z0-9_])ERR?_[A-Z0-9]+(?:_[A-Z0-9]+)*(?![A-Za-z0-9_])"), "{}"),
+    (re.compile(r"(?<![A-Za-z0-9])(?:OOMKilled|CrashLoopBackOff|ImagePullBackOff|ErrImagePull)(?![A-Za-z0-9])"), "{}"),
+    (re.compile(r"(?<![A-Za-z0-9.])(?:[a-z]+\.)*[A-Z][A-Za-z0-9]*(?:Exception|Error)(?![A-Za-z0-9])"), "{}"),
+    (re.compile(r"(?:(?i:status(?:\s+code)?)|状态码|返回码?)\s*[:：]?\s*([1-5]\d\d)(?!\d)"), "HTTP {}"),
+    (re.compile(r"(?<![A-Za-z0-9])([45])(?i:xx)(?![A-Za-z0-9])"), "HTTP {}xx"),
+)  # fmt: skip
 _SERVICE_SUFFIXES = (
     "service", "svc", "api", "gateway", "server", "worker", "agent", "proxy", "db", "cache", "web", "app",
     "backend", "frontend", "consumer", "producer", "job", "scheduler",
@@ -148,6 +176,9 @@ _NOT_SERVICES = frozenset(
      "well-known", "step-by-step", "root-cause", "self-evaluation", "on-call", "x-request-id"}
 )  # fmt: skip
 _INLINE_LABEL = re.compile(r"^\s*(?:[-*]\s*)?(?:\*\*)?([^:：*\n]{1,20}?)(?:\*\*)?\s*[:：]\s*(.*)$")
+_BOLD_LINE = re.compile(r"^\s*\*\*([^*\n]{1,30})\*\*\s*$")
+# Labels of the answer's field lines ("**Error code**: `...`  **Service**: ..."), which end a section.
+_FIELD_LABELS = frozenset({"error code", "错误码", "错误代码", "service", "服务", "alert", "告警"})
 
 _markdown = MarkdownIt("commonmark")
 
@@ -190,12 +221,12 @@ def fault_category(*, query: str, answer: str, root_cause: str = "", alert_name:
 
 
 def error_code(*, text: str) -> str:
-    """The first error code found, trying the most specific patterns first."""
-    for pattern in _ERROR_CODE_PATTERNS:
+    """The error code `text` names, in its normal form (module docstring); "" when none."""
+    for pattern, normal_form in _ERROR_CODE_PATTERNS:
         match = pattern.search(text or "")
         if match:
-            code = match.group(match.lastindex or 0)
-            return code[:100]
+            found = next((group for group in match.groups() if group), match.group())
+            return normal_form.format(found.strip())[:100]
     return ""
 
 
@@ -231,6 +262,7 @@ def answer_sections(*, answer: str) -> dict[str, str]:
         if kind is None or kind in found:
             continue
         end = headings[position + 1][0] if position + 1 < len(headings) else len(lines)
+        end = next((i for i in range(start + 1, end) if _is_field_line(lines[i])), end)
         body = "\n".join(lines[start + 1 : end]).strip()
         if body:
             found[kind] = body
@@ -239,8 +271,22 @@ def answer_sections(*, answer: str) -> dict[str, str]:
     return found
 
 
+def _label(line: str) -> tuple[str, str] | None:
+    """(label, text after it) of a `Label: text` line or of a bold line alone (`**修复方案**`)."""
+    match = _INLINE_LABEL.match(line) or _BOLD_LINE.match(line)
+    if match is None:
+        return None
+    return match.group(1), match.group(2) if match.re is _INLINE_LABEL else ""
+
+
+def _is_field_line(line: str) -> bool:
+    label = _label(line)
+    return label is not None and label[0].strip().lower() in _FIELD_LABELS
+
+
 def _label_sections(lines: list[str]) -> dict[str, str]:
-    """`**根因**：...` / `Root cause: ...` lines; the section runs to the next label line."""
+    """`**根因**：...` / `Root cause: ...` / `**Remediation**` lines; the section runs to the next
+    label line."""
     found: dict[str, str] = {}
     current: str | None = None
     collected: list[str] = []
@@ -250,15 +296,15 @@ def _label_sections(lines: list[str]) -> dict[str, str]:
             found[current] = "\n".join(collected).strip()
 
     for line in lines:
-        match = _INLINE_LABEL.match(line)
-        kind = _section_kind(match.group(1)) if match else None
-        if match and (kind or current):
-            if kind is None and match.group(1).strip():
+        label = _label(line)
+        kind = _section_kind(label[0]) if label else None
+        if label and (kind or current):
+            if kind is None and label[0].strip():
                 close()
                 current, collected = None, []
                 continue
             close()
-            current, collected = kind, [match.group(2)]
+            current, collected = kind, [label[1]]
         elif current:
             collected.append(line)
     close()

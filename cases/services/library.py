@@ -143,6 +143,9 @@ def _clean_fields(fields: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(value, str):
             errors[name] = "Must be text."
             continue
+        # Browsers send textareas with CRLF: store LF, so a resubmitted text compares equal and
+        # no phantom edit is recorded.
+        value = value.replace("\r\n", "\n").replace("\r", "\n")
         if name in _MAX_LENGTHS and len(value) > _MAX_LENGTHS[name]:
             errors[name] = f"At most {_MAX_LENGTHS[name]} characters."
             continue

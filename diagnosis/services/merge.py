@@ -3,6 +3,14 @@
 Each producer hands over only its own layer; the merge locks the session row, reads the current
 container, migrates legacy root keys, replaces that one layer and rewrites the mirrored columns,
 so two producers merging at the same time never lose each other's layer.
+
+Legacy JSON (the agent's own flat `selfEvaluation`, seed section 3) is history, not SelfEval's
+judgement. Its root keys are wrapped into their layers marked `"source": "legacy"`, and such a
+layer is kept, visibly marked, until a producer replaces it: the verifier layer of an AIOps
+report without executor output, which no producer writes, survives every evaluation. A legacy
+layer never fills the mirrored columns: the verdict, groundedness and score columns (and so the
+dashboard, the triage queue, calibration and the verifier's bad cases, which read them) hold
+only what SelfEval's producers decided.
 """
 
 from typing import Any
@@ -15,6 +23,7 @@ RULE_LAYER = "rule_evaluation"
 VERIFIER_LAYER = "verifier_evaluation"
 AIOPS_LAYER = "aiops_rule_evaluation"
 LAYERS = (RULE_LAYER, VERIFIER_LAYER, AIOPS_LAYER)
+LEGACY_SOURCE = "legacy"
 
 # Root keys of the legacy flat JSON and the layer each one belongs to (seed section 3).
 _LEGACY_ROOT_KEYS = {
@@ -25,10 +34,12 @@ _LEGACY_ROOT_KEYS = {
 
 
 def migrate_legacy_layout(container: dict[str, Any] | None) -> dict[str, Any]:
-    """Return a layered copy of `container`: legacy root keys are moved into their layer.
+    """Return a layered copy of `container`: legacy root keys are moved into their layer, which
+    is marked `"source": "legacy"`.
 
-    A value already present inside the layer wins over the legacy root value; unknown root
-    keys are kept as they are so nothing the agent stored is thrown away.
+    A layer already present wins over the legacy root values: they only fill the keys it lacks,
+    and it is not labelled `source: legacy` (it is already layered). Unknown root keys are kept
+    as they are so nothing the agent stored is thrown away.
     """
     layered: dict[str, Any] = {}
     legacy: dict[str, dict[str, Any]] = {}
@@ -40,20 +51,28 @@ def migrate_legacy_layout(container: dict[str, Any] | None) -> dict[str, Any]:
             legacy.setdefault(layer, {})[key] = value
     for layer, values in legacy.items():
         current = layered.get(layer)
-        merged = dict(values)
-        if layer == RULE_LAYER:
-            merged.setdefault("source", "legacy")
         if isinstance(current, dict):
-            merged.update(current)
-        layered[layer] = merged
+            layered[layer] = {**values, **current}
+        else:
+            layered[layer] = {**values, "source": LEGACY_SOURCE}
     return layered
 
 
+def is_legacy(layer: Any) -> bool:
+    """Whether `layer` was wrapped from legacy root keys rather than written by a producer."""
+    return isinstance(layer, dict) and layer.get("source") == LEGACY_SOURCE
+
+
+def _producer_layer(container: dict[str, Any], name: str) -> dict[str, Any]:
+    layer = container.get(name)
+    return {} if is_legacy(layer) else layer or {}
+
+
 def mirrored_columns(container: dict[str, Any]) -> dict[str, Any]:
-    """The plain columns that mirror the container, for filtering without JSON lookups."""
-    rule = container.get(RULE_LAYER) or {}
-    verifier = container.get(VERIFIER_LAYER) or {}
-    aiops = container.get(AIOPS_LAYER) or {}
+    """The plain columns that mirror the container, for filtering without JSON lookups.
+
+    Legacy layers mirror nothing (module docstring)."""
+    rule, verifier, aiops = (_producer_layer(container, name) for name in LAYERS)
     score = rule.get("evidence_score")
     groundedness = verifier.get("groundedness_score")
     return {
@@ -72,8 +91,8 @@ def self_evaluation_merge(
     """Merge the given layers into the session's container, atomically, under a row lock.
 
     `layers` maps layer names (see LAYERS) to their new value, or to None to remove that layer
-    (the session no longer qualifies for it: its mirrored columns are cleared with it); other
-    layers stay as they are. `extra_fields` are further session columns written in the same
+    (the session no longer qualifies for it: its mirrored columns are cleared with it) unless it
+    is a legacy layer, which no producer replaced; other layers stay as they are. `extra_fields` are further session columns written in the same
     UPDATE (evaluation state).
     """
     unknown = set(layers) - set(LAYERS)
@@ -87,7 +106,8 @@ def self_evaluation_merge(
         container = migrate_legacy_layout(session.self_evaluation)
         for name, value in layers.items():
             if value is None:
-                container.pop(name, None)
+                if not is_legacy(container.get(name)):
+                    container.pop(name, None)
             else:
                 container[name] = value
         fields = {"self_evaluation": container, **mirrored_columns(container), **(extra_fields or {})}

@@ -37,9 +37,15 @@ WEAK_SCORE = 6.0
 
 
 def basic_metrics(*, old_response: str, new_response: str, thresholds: Thresholds) -> dict[str, Any]:
+    """Lengths and their ratio. The unrounded ratio is compared; `length_ratio` is for display,
+    rounded down to 4 decimals (integer arithmetic), so 6,001 / 5,001 shows 1.1999, never a 1.2
+    it does not reach, and the shown value used as the threshold still passes."""
     old_length, new_length = char_length(old_response), char_length(new_response)
-    ratio = round(new_length / old_length, 4) if old_length else None
-    improved = ratio >= thresholds.min_improvement_ratio if ratio is not None else new_length > 0
+    if old_length:
+        improved = new_length / old_length >= thresholds.min_improvement_ratio
+        ratio = new_length * 10_000 // old_length / 10_000
+    else:
+        improved, ratio = new_length > 0, None
     return {
         "old_length": old_length,
         "new_length": new_length,
@@ -234,7 +240,7 @@ def _explain(
         reason(
             "length_not_improved",
             "basic.length_ratio",
-            ratio=f"{ratio:.2f}" if ratio is not None else "-",
+            ratio=ratio if ratio is not None else "-",  # 4 decimals: 1.1999 must not read 1.20
             **ratio_params,
         )
 

@@ -47,6 +47,7 @@ class StructureFeatures:
 
 def structure_parse(*, text: str) -> StructureFeatures:
     headings = lists = items = paragraphs = code = chars = blocks = 0
+    item_depth = 0
     for token in _PARSER.parse(text):
         kind = token.type
         if kind == "heading_open":
@@ -55,8 +56,12 @@ def structure_parse(*, text: str) -> StructureFeatures:
             lists += 1
         elif kind == "list_item_open":
             items += 1
-        elif kind == "paragraph_open" and not token.hidden:
-            # Tight list items hold hidden paragraphs: those are list text, not paragraphs.
+            item_depth += 1
+        elif kind == "list_item_close":
+            item_depth -= 1
+        elif kind == "paragraph_open" and not item_depth:
+            # List items hold paragraphs (hidden in a tight list, visible in a loose one): those
+            # are list text, not a separation of the prose into paragraphs.
             paragraphs += 1
         elif kind in ("fence", "code_block"):
             code += 1

@@ -1,8 +1,8 @@
 """Plausible evaluation columns for the raw bulk mode, where no evaluation runs.
 
-The evidence score follows the seed's rule table exactly (it only needs the invocations); the
-verifier and AIOps verdicts are what the scenario was built to provoke. Good enough to fill
-an admin with a million filterable rows; real sessions are always evaluated by the pipeline.
+The rule layer is the rule producer's own (it only needs the invocations); the verifier and
+AIOps verdicts are what the scenario was built to provoke. Good enough to fill an admin with a
+million filterable rows; real sessions are always evaluated by the pipeline.
 """
 
 import random
@@ -10,6 +10,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from diagnosis.models import EvaluationState, FailureAttribution
+from diagnosis.services.evaluation_data import session_data_from_payload
+from diagnosis.services.producers.rules import rule_evaluation
 from selfeval_site.demo.generator import DemoSession
 
 _VERIFIER = {
@@ -54,34 +56,13 @@ _ATTRIBUTION = {
 _GROUNDEDNESS = {"PASS": (0.8, 1.0), "LOW_CONFID": (0.4, 0.75), "REJECT": (0.0, 0.35)}
 
 
-def rule_evidence_score(payload: dict[str, Any]) -> tuple[int, list[dict[str, Any]]]:
-    """The seed's rule table: the score and the factors that applied."""
-    if payload["status"] == "FAILED":
-        return 0, [{"rule": "execution_failed", "delta": 0}]
-    calls = payload["toolInvocations"]
-    if not calls:
-        return 0, [{"rule": "no_tool_call", "delta": 0}]
-    factors = []
-    if any(c["status"] == "SUCCESS" for c in calls):
-        factors.append({"rule": "has_successful_tool_call", "delta": 30})
-    levels = {(c["retrievalDetails"] or {}).get("matchLevel") for c in calls if c["retrievalDetails"]}
-    if "L0" in levels:
-        factors.append({"rule": "l0_exact_match", "delta": 35})
-    elif "L1" in levels:
-        factors.append({"rule": "l1_semantic_match", "delta": 20})
-    elif levels:
-        factors.append({"rule": "retrieval_no_hit", "delta": -10})
-    if all(c["status"] == "FAILED" for c in calls):
-        factors.append({"rule": "all_tool_calls_failed", "delta": -20})
-    return max(0, min(100, sum(f["delta"] for f in factors))), factors
-
-
 def plausible_evaluation(demo: DemoSession, *, now: datetime) -> dict[str, Any]:
     """Session columns (self_evaluation and its mirrors) as if the pipeline had run."""
     rng = random.Random(f"selfeval-demo-eval:{demo.session_id}")
     payload = demo.payload
-    score, factors = rule_evidence_score(payload)
-    container: dict[str, Any] = {"rule_evaluation": {"evidence_score": score, "source": "rule", "factors": factors}}
+    rule = rule_evaluation(session=session_data_from_payload(data=payload))
+    score = rule["evidence_score"]
+    container: dict[str, Any] = {"rule_evaluation": rule}
     verdict = aiops = ""
     groundedness = None
     finished = payload["status"] == "SUCCEEDED"

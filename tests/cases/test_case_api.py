@@ -39,7 +39,7 @@ def test_staff_sees_every_project(staff_api, cases):
     [
         ({"q": "连接池"}, {0}),
         ({"q": "pool size"}, {1}),
-        ({"errorCode": "5XX"}, {0}),
+        ({"errorCode": "http 5XX"}, {0}),
         ({"service": "order-service"}, {0, 1}),
         ({"faultCategory": "DATABASE", "q": "alert"}, {1}),
         ({"status": "approved"}, set()),

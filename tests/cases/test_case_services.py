@@ -47,7 +47,7 @@ def test_case_from_session_follows_the_seed_mapping(session):
     assert (case.source_type, case.created_by, case.status) == ("AUTO", "system", "pending")
     assert case.title == session.query[:100] and len(case.title) == 100
     assert case.root_cause == case.solution == session.answer  # no sections: the seed's fallback
-    assert (case.fault_category, case.service, case.error_code) == ("DATABASE", "order-service", "5xx")
+    assert (case.fault_category, case.service, case.error_code) == ("DATABASE", "order-service", "HTTP 5xx")
     assert CaseRevision.objects.get(case=case).action == "create"
 
 
@@ -103,6 +103,30 @@ def test_case_update_without_change_records_nothing(session, approver):
     case_update(case=case, user=approver, changes={"service": case.service})
 
     assert not CaseRevision.objects.filter(action="edit").exists()
+
+
+def test_case_update_that_only_changes_line_endings_records_nothing(project, approver):
+    # Issue 9, 3.9: a browser's textarea sends CRLF line endings for text stored with LF.
+    answer = "## 根因\n连接池耗尽。\n慢查询占满连接。\n## 处理建议\n1. 扩大连接池\n2. 优化慢查询"
+    case = case_create_from_session(session=make_session(project, answer=answer))
+    assert "\n" in case.root_cause and "\n" in case.solution
+
+    crlf = {name: getattr(case, name).replace("\n", "\r\n") for name in ("root_cause", "solution")}
+    updated = case_update(case=case, user=approver, changes=crlf)
+
+    assert not CaseRevision.objects.filter(action="edit").exists()
+    updated.refresh_from_db()
+    assert (updated.root_cause, updated.solution) == (case.root_cause, case.solution)
+
+
+def test_case_text_is_stored_with_lf_line_endings(project, approver):
+    case = case_create_from_session(session=make_session(project))
+
+    case_update(case=case, user=approver, changes={"root_cause": "第一行\r\n第二行\r第三行"})
+
+    case.refresh_from_db()
+    assert case.root_cause == "第一行\n第二行\n第三行"
+    assert CaseRevision.objects.get(action="edit").changes["root_cause"][1] == "第一行\n第二行\n第三行"
 
 
 def test_case_update_needs_change_permission_and_valid_values(session, reviewer, approver):

@@ -46,13 +46,43 @@ def test_chinese_keywords_match_whole_words_only():
         ("pod OOMKilled twice", "OOMKilled"),
         ("java.net.SocketTimeoutException: Read timed out", "java.net.SocketTimeoutException"),
         ("upstream returned HTTP 503", "HTTP 503"),
-        ("接口返回 502", "502"),
-        ("订单服务 5xx 突增", "5xx"),
+        # One normal form for HTTP statuses, however the answer spells them: "HTTP <status>".
+        ("接口返回 502", "HTTP 502"),
+        ("返回 HTTP 503", "HTTP 503"),
+        ("状态码: 502", "HTTP 502"),
+        ("gateway answered HTTP/1.1 504 Gateway Timeout", "HTTP 504"),
+        ("the HTTP-503 page", "HTTP 503"),
+        ("订单服务 5xx 突增", "HTTP 5xx"),
+        # Labelled codes, MySQL numbers and symbolic names.
+        ("错误码 1040", "1040"),
+        ("错误码：ER_CON_COUNT_ERROR", "ER_CON_COUNT_ERROR"),
+        ("error code: ERR_CONN_POOL", "ERR_CONN_POOL"),
+        ("**Error code**: `OOMKilled (exit code 137)`  **Service**: inventory-service", "OOMKilled (exit code 137)"),
+        (
+            "**错误码**：`lookup auth-db.internal: no such host`  **服务**：user-service",
+            "lookup auth-db.internal: no such host",
+        ),
+        ("MySQL error 1040: Too many connections", "MySQL 1040"),
+        ("数据库返回MySQL 1040", "MySQL 1040"),
+        ("MYSQL-1040", "MySQL 1040"),
+        ("ER_CON_COUNT_ERROR from the primary", "ER_CON_COUNT_ERROR"),
+        ("search failed with ERR_SEARCH_TIMEOUT", "ERR_SEARCH_TIMEOUT"),
+        # Neither a code nor a label followed by one.
+        ("the error code is unknown", ""),
+        ("知识库中未检索到该错误码的历史工单", ""),
         ("nothing here", ""),
     ],
 )
 def test_error_code(text, code):
     assert error_code(text=text) == code
+
+
+def test_a_labelled_code_wins_over_codes_mentioned_in_passing():
+    answer = "## Root cause\nThe pool is exhausted, causing HTTP 503.\n\n**Error code**: `HikariPool-1 - Connection is not available`"
+
+    assert (
+        case_fields_extract(query="5xx 突增", answer=answer).error_code == "HikariPool-1 - Connection is not available"
+    )
 
 
 def test_service_prefers_the_alert_then_service_like_names():
@@ -86,6 +116,30 @@ def test_label_lines_chinese():
     }
 
 
+def test_field_lines_after_a_section_are_not_part_of_it():
+    answer = (
+        "## Root cause\nPool exhausted.\n\n## Fix\n1. raise the pool\n2. fix slow queries\n\n"
+        "**Error code**: `HikariPool-1 - Connection is not available`  **Service**: order-service\n**Alert**: HighErrorRate"
+    )
+
+    assert answer_sections(answer=answer) == {
+        "root_cause": "Pool exhausted.",
+        "solution": "1. raise the pool\n2. fix slow queries",
+    }
+
+
+def test_bold_lines_act_as_section_headings():
+    answer = (
+        "**根因分析**\ninventory-service 因内存超限被 OOMKilled。\n\n**修复方案**\n1. 分页同步\n2. 提高 memory limit\n\n"
+        "**错误码**：`OOMKilled (exit code 137)`  **服务**：inventory-service\n**告警**：PodCrashLooping"
+    )
+
+    assert answer_sections(answer=answer) == {
+        "root_cause": "inventory-service 因内存超限被 OOMKilled。",
+        "solution": "1. 分页同步\n2. 提高 memory limit",
+    }
+
+
 def test_hash_signs_in_text_are_not_headings():
     answer = "Issue #42: C# client retries; see ticket #7"
 
@@ -96,3 +150,23 @@ def test_root_cause_and_solution_fall_back_to_the_answer():
     extracted = case_fields_extract(query="q", answer="just an answer")
 
     assert (extracted.root_cause, extracted.solution) == ("just an answer", "just an answer")
+
+
+@pytest.mark.django_db
+def test_demo_cases_carry_the_code_their_answer_names_and_no_field_trailer():
+    # Issue 9, 3.7: the demo's answers end with "**Error code**: `...`  **Service**: ..." lines.
+    from django.core.management import call_command
+
+    from cases.models import Case
+    from selfeval_site.demo.catalogue import TOPICS
+
+    call_command("seed_demo", sessions=120, seed=1)
+
+    cases = list(Case.objects.select_related("session"))
+    assert {case.status for case in cases} >= {"pending", "approved"}
+    for case in cases:
+        topic = next(t for t in TOPICS if f"`{t.error_code}`" in case.session.answer)
+        assert case.error_code == topic.error_code, case.diagnosis_id
+        for label in ("**Error code**", "**错误码**", "**Service**", "**服务**", "**Alert**", "**告警**"):
+            assert label not in case.solution, (case.diagnosis_id, case.solution)
+            assert label not in case.root_cause, (case.diagnosis_id, case.root_cause)

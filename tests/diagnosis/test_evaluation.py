@@ -16,7 +16,7 @@ from diagnosis.services.evaluation import MISSING, STALE, session_evaluate, sess
 from diagnosis.services.evaluation_data import session_data_from_models, session_data_from_payload
 from diagnosis.services.merge import AIOPS_LAYER, RULE_LAYER, VERIFIER_LAYER, mirrored_columns
 from diagnosis.services.producers.pipeline import evaluate
-from tests.factories import aiops_payload, chat_payload, session_ingest, with_invocations
+from tests.factories import aiops_payload, chat_payload, session_ingest, session_ingest_evaluated, with_invocations
 
 pytestmark = pytest.mark.django_db
 
@@ -386,3 +386,42 @@ def test_concurrent_evaluations_of_one_session_store_one_result(project):
         (1, "c3"),
     ]
     assert ClaimCheckRef.objects.count() == 3
+
+
+# --- legacy layers (issue 9, section 3.1) -------------------------------------------------------
+
+LEGACY_SELF_EVALUATION = {"evidence_score": 40, "verdict": "PASS", "groundedness_score": 0.9}
+
+
+def test_legacy_verifier_layer_no_producer_replaces_survives_marked_legacy(project):
+    # An AIOps report without executor output gets no verifier producer: its legacy layer stays.
+    session = session_ingest_evaluated(project, aiops_payload(selfEvaluation=LEGACY_SELF_EVALUATION))
+
+    assert session.self_evaluation[VERIFIER_LAYER] == {"verdict": "PASS", "groundedness_score": 0.9, "source": "legacy"}
+    assert session.self_evaluation[RULE_LAYER]["source"] == "rule"  # replaced by its producer
+    # The agent's own verdict is history, not the verifier's: it fills no verdict column and
+    # opens no verifier bad case.
+    assert (session.verifier_verdict, session.groundedness_score) == ("", None)
+    assert not BadCase.objects.filter(session=session).exists()
+
+
+def test_legacy_verifier_layer_is_replaced_once_the_verifier_applies(project):
+    session = session_ingest_evaluated(
+        project, chat_payload(selfEvaluation={"verdict": "REJECT", "groundedness_score": 0.1})
+    )
+
+    layer = session.self_evaluation[VERIFIER_LAYER]
+    assert (layer["verdict"], layer["round"]) == ("PASS", 1) and "source" not in layer
+    assert session.verifier_verdict == "PASS"
+
+
+def test_a_failed_call_reporting_an_l0_hit_earns_no_hit_bonus(project):
+    # Issue 9, 3.3: the only call FAILED, yet reports matchLevel L0; the gatekeeper refuses its refs.
+    payload = chat_payload(sessionId="s-failed-l0")
+    payload["toolInvocations"][0].update(status="FAILED", error="knowledge base timeout")
+    session = session_ingest_evaluated(project, payload)
+
+    rule = session.self_evaluation[RULE_LAYER]
+    assert [f["rule"] for f in rule["factors"]] == ["retrieval_no_hit", "all_tool_calls_failed"]
+    assert session.evidence_score == rule["evidence_score"] == 0
+    assert session.self_evaluation[VERIFIER_LAYER]["claim_checks"][0]["bindings"] == ["REF_FROM_FAILED_CALL"]

@@ -11,7 +11,7 @@ from diagnosis.models import DiagnosisSession
 from diagnosis.services.evaluation import session_evaluate
 from diagnosis.services.evaluation_sweep import SweepResult, evaluation_sweep
 from tests import clock
-from tests.factories import aiops_payload, chat_payload, session_ingest
+from tests.factories import aiops_payload, chat_payload, session_ingest, session_ingest_evaluated
 
 pytestmark = pytest.mark.django_db
 
@@ -248,3 +248,12 @@ def test_sweep_command_reports_what_it_did(pending_session, django_capture_on_co
 def test_sweep_command_refuses_a_zero_threshold():
     with pytest.raises(CommandError, match="--stuck-minutes must be at least 1"):
         call_command("evaluation_sweep", "--stuck-minutes", "0")
+
+
+def test_done_session_keeping_a_legacy_layer_is_left_alone(project):
+    # The legacy verifier layer of an AIOps report without executor output is kept on purpose.
+    legacy = {"verdict": "PASS", "groundedness_score": 0.9}
+    session = session_ingest_evaluated(project, aiops_payload(sessionId="s-legacy", selfEvaluation=legacy))
+    assert session.self_evaluation["verifier_evaluation"]["source"] == "legacy"
+
+    assert sweep() == SweepResult()

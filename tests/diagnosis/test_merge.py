@@ -45,7 +45,7 @@ def test_legacy_root_keys_are_wrapped_into_their_layers():
 
     assert layered == {
         RULE_LAYER: {"evidence_score": 65, "source": "legacy"},
-        VERIFIER_LAYER: {"verdict": "PASS", "groundedness_score": 0.8},
+        VERIFIER_LAYER: {"verdict": "PASS", "groundedness_score": 0.8, "source": "legacy"},
     }
 
 
@@ -58,12 +58,26 @@ def test_value_inside_the_layer_wins_over_legacy_root_value():
     assert "evidence_score" not in layered
 
 
+def test_an_already_layered_value_is_not_labelled_legacy():
+    layered = migrate_legacy_layout({"evidence_score": 40, RULE_LAYER: {"evidence_score": 70}})
+
+    assert layered == {RULE_LAYER: {"evidence_score": 70}}
+
+
+def test_a_legacy_root_value_fills_only_what_the_layer_lacks():
+    layered = migrate_legacy_layout(
+        {"verdict": "REJECT", "groundedness_score": 0.2, VERIFIER_LAYER: {"verdict": "PASS"}}
+    )
+
+    assert layered == {VERIFIER_LAYER: {"verdict": "PASS", "groundedness_score": 0.2}}
+
+
 def test_unknown_root_keys_are_kept_and_input_is_not_mutated():
     legacy = {"verdict": "REJECT", "agent_note": "kept"}
 
     layered = migrate_legacy_layout(legacy)
 
-    assert layered == {"agent_note": "kept", VERIFIER_LAYER: {"verdict": "REJECT"}}
+    assert layered == {"agent_note": "kept", VERIFIER_LAYER: {"verdict": "REJECT", "source": "legacy"}}
     assert legacy == {"verdict": "REJECT", "agent_note": "kept"}
 
 
@@ -83,10 +97,11 @@ def test_merge_migrates_stored_legacy_json_and_keeps_other_layers(project):
     session.refresh_from_db()
     assert session.self_evaluation == {
         RULE_LAYER: {"evidence_score": 40, "source": "legacy"},
-        VERIFIER_LAYER: {"verdict": "LOW_CONFID"},
+        VERIFIER_LAYER: {"verdict": "LOW_CONFID", "source": "legacy"},
         AIOPS_LAYER: {"verdict": "WARN", "checks": []},
     }
-    assert (session.evidence_score, session.verifier_verdict, session.aiops_verdict) == (40, "LOW_CONFID", "WARN")
+    # Legacy layers are the agent's history: only the producer's layer fills a column.
+    assert (session.evidence_score, session.verifier_verdict, session.aiops_verdict) == (None, "", "WARN")
 
 
 @pytest.mark.django_db
@@ -99,8 +114,9 @@ def test_ingested_legacy_json_is_layered_and_mirrored(api):
     assert response.status_code == 201, response.content
     session = DiagnosisSession.objects.get()
     assert session.self_evaluation[RULE_LAYER] == {"evidence_score": 65, "source": "legacy"}
-    assert session.self_evaluation[VERIFIER_LAYER] == {"verdict": "PASS", "groundedness_score": 0.8}
-    assert (session.evidence_score, session.verifier_verdict, session.groundedness_score) == (65, "PASS", 0.8)
+    assert session.self_evaluation[VERIFIER_LAYER] == {"verdict": "PASS", "groundedness_score": 0.8, "source": "legacy"}
+    # The agent's own verdict is not SelfEval's: no verdict, score or groundedness column shows it.
+    assert (session.evidence_score, session.verifier_verdict, session.groundedness_score) == (None, "", None)
 
 
 # --- one layer per producer, mirrored columns ---------------------------------------------------
@@ -184,13 +200,16 @@ def test_none_removes_a_layer_and_clears_its_mirrored_columns(project):
 
 @pytest.mark.django_db
 def test_removing_an_absent_layer_or_a_legacy_one(project):
-    # The legacy root "verdict" belongs to the verifier layer: removing the layer removes it too.
+    # The legacy root "verdict" belongs to the verifier layer, which no producer replaced: it stays.
     session = make_session(project, self_evaluation={"evidence_score": 40, "verdict": "PASS"})
 
     self_evaluation_merge(session_pk=session.pk, layers={VERIFIER_LAYER: None, AIOPS_LAYER: None})
 
     session.refresh_from_db()
-    assert session.self_evaluation == {RULE_LAYER: {"evidence_score": 40, "source": "legacy"}}
+    assert session.self_evaluation == {
+        RULE_LAYER: {"evidence_score": 40, "source": "legacy"},
+        VERIFIER_LAYER: {"verdict": "PASS", "source": "legacy"},
+    }
     assert_mirrors_in_sync(session)
 
 

@@ -1,5 +1,6 @@
 """seed_demo: deterministic generation, every evidence case, idempotent bulk seeding on both databases."""
 
+import copy
 import re
 from datetime import UTC, datetime
 
@@ -243,6 +244,28 @@ def test_bulk_only_mode_fills_the_mirrored_evaluation_columns():
     assert by_scenario["aiops_no_evidence_tools"].verifier_verdict == ""
     assert DiagnosisSession.objects.filter(needs_review=True).exists()
     assert DiagnosisSession.objects.exclude(feedback="").exists()
+
+
+def test_bulk_rule_score_is_the_rule_producers_even_for_a_failed_call_reporting_a_hit():
+    from dataclasses import replace
+
+    from diagnosis.services.evaluation_data import session_data_from_payload
+    from diagnosis.services.producers.rules import rule_evaluation
+    from selfeval_site.demo.mirrored import plausible_evaluation
+
+    demos = build(FULL_CYCLE)
+    failed = next(d for d in demos if d.scenario == "all_calls_failed")
+    payload = copy.deepcopy(failed.payload)
+    payload["toolInvocations"][0]["retrievalDetails"] = {
+        "matchLevel": "L0",
+        "evidenceRefs": [{"refId": "inv-1#1", "source": "kb://x", "content": "partial chunk"}],
+    }
+    failed_with_hit = replace(failed, payload=payload)
+
+    assert plausible_evaluation(failed_with_hit, now=NOW)["evidence_score"] == 0  # 15 while failed calls hit
+    for demo in [*demos, failed_with_hit]:
+        expected = rule_evaluation(session=session_data_from_payload(data=demo.payload))["evidence_score"]
+        assert plausible_evaluation(demo, now=NOW)["evidence_score"] == expected, demo.scenario
 
 
 @pytest.mark.django_db

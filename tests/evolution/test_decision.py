@@ -204,6 +204,24 @@ def test_min_improvement_ratio_boundary_is_inclusive():
     assert not_enough.confidence == 0.6  # lost the 0.2 of the length improvement
 
 
+@pytest.mark.parametrize(("old_length", "new_length"), [(5_001, 6_001), (4_001, 4_801), (20_001, 24_001)])
+def test_a_ratio_just_below_the_minimum_is_not_rounded_up_to_it(old_length, new_length):
+    # Issue 9, 3.5: 6,001 / 5,001 = 1.19996 was rounded to 1.2 before the comparison.
+    result = verify(old="旧" * old_length, new="新" * new_length, lang="en")
+
+    basic = result.metrics["basic"]
+    assert new_length < 1.2 * old_length
+    assert basic["length_improved"] is False
+    assert basic["length_ratio"] == 1.1999  # shown rounded down, never up to the threshold
+    assert "basic.length_ratio: the length ratio 1.1999 does not reach 1.20x" in result.reasons
+
+
+def test_a_ratio_exactly_at_the_minimum_is_an_improvement():
+    basic = verify(old="旧" * 5_000, new="新" * 6_000).metrics["basic"]
+
+    assert (basic["length_ratio"], basic["length_improved"]) == (1.2, True)
+
+
 def test_empty_old_answer_counts_as_a_length_improvement():
     basic = verify(old="").metrics["basic"]
 

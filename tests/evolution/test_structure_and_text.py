@@ -51,6 +51,24 @@ def test_tight_list_items_are_not_counted_as_paragraphs():
     assert not features.has_paragraphs  # one paragraph is no paragraph separation
 
 
+@pytest.mark.parametrize(
+    ("text", "paragraphs"),
+    [("- a\n\n- b\n\n- c", 0), ("1. a\n\n2. b\n\n3. c\n", 0), ("Intro.\n\n- a\n\n  more on a\n\n- b\n", 1)],
+)
+def test_loose_list_items_are_not_counted_as_paragraphs(text, paragraphs):
+    # Issue 9, 3.6: a loose list's items hold visible paragraph tokens; they are list text.
+    features = structure_parse(text=text)
+
+    assert features.has_lists
+    assert (features.paragraphs, features.has_paragraphs) == (paragraphs, False)
+
+
+def test_paragraphs_around_a_loose_list_still_count():
+    features = structure_parse(text="First.\n\n- a\n\n- b\n\nLast.\n\n> Quoted prose.")
+
+    assert features.paragraphs == 3 and features.has_paragraphs
+
+
 def test_setext_heading_counts_as_heading():
     assert structure_parse(text="Title\n=====\n\ntext").has_headings
 

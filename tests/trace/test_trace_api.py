@@ -182,3 +182,31 @@ def test_trace_allows_only_get(api, project):
 
     for method in ("put", "patch", "delete"):
         assert getattr(api, method)(URL).status_code == 405, method
+
+
+def test_legacy_verifier_layer_survives_evaluation_and_is_shown_as_legacy(api, project):
+    from diagnosis.services.evaluation import session_evaluate
+
+    legacy = {"evidence_score": 40, "verdict": "PASS", "groundedness_score": 0.9}
+    session = make_session(project, payload=aiops_payload(selfEvaluation=legacy))
+    session_evaluate(session_pk=session.pk)
+
+    body = api.get("/api/trace/a-20261129-0001").json()
+
+    assert body["hasVerifierEvaluation"] is True
+    verifier = body["selfEvaluation"]["verifierEvaluation"]
+    assert (verifier["verdict"], verifier["groundednessScore"], verifier["source"]) == ("PASS", 0.9, "legacy")
+    assert body["selfEvaluation"]["ruleEvaluation"]["source"] == "rule"
+
+
+def test_structured_verifier_view_shows_the_executor_output_the_verifier_read(api, project):
+    from diagnosis.services.evaluation import session_evaluate
+
+    payload = chat_payload()
+    session_evaluate(session_pk=make_session(project, payload=payload).pk)
+
+    verifier = api.get(URL).json()["selfEvaluation"]["verifierEvaluation"]
+
+    claim = payload["executorOutput"]["claims"][0]
+    # As the verifier read it: the claims, without the finalAnswer (debug context only).
+    assert verifier["executorStructuredOutput"] == {"version": "executor_evidence_v2", "claims": [claim]}

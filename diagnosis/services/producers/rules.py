@@ -7,12 +7,14 @@ The seed's table, exactly:
 | execution_failed         | session status FAILED                      | score 0 |
 | no_tool_call             | no tool invocation                         | score 0 |
 | has_successful_tool_call | at least one SUCCESS call                  | +30     |
-| l0_exact_match           | any invocation with an L0 hit              | +35     |
+| l0_exact_match           | any successful invocation with an L0 hit   | +35     |
 | l1_semantic_match        | an L1 hit and no L0 hit (exclusive)        | +20     |
 | retrieval_no_hit         | retrieval calls exist, none hit (L0/L1)    | -10     |
 | all_tool_calls_failed    | every call FAILED                          | -20     |
 
-The score is clamped to [0, 100]; execution_failed and no_tool_call end the evaluation (their
+A hit counts only on a SUCCESS call: a FAILED call that reports matchLevel L0 or L1 hit
+nothing (the gatekeeper refuses its refs as REF_FROM_FAILED_CALL too), so it earns no bonus and,
+if no other call hit, the retrieval_no_hit penalty. The score is clamped to [0, 100]; execution_failed and no_tool_call end the evaluation (their
 factor has delta 0 and `sets_score: 0`). A RUNNING session is scored on the calls recorded so far
 and marked `partial: true`; the next ingestion of the same session replaces it.
 """
@@ -39,8 +41,8 @@ def rule_evaluation(*, session: SessionData) -> dict[str, Any]:
 
     succeeded = [inv for inv in invocations if inv.status == "SUCCESS"]
     retrieval = [inv for inv in invocations if inv.is_retrieval]
-    l0 = [inv.invocation_id for inv in invocations if inv.match_level == "L0"]
-    l1 = [inv.invocation_id for inv in invocations if inv.match_level == "L1"]
+    l0 = [inv.invocation_id for inv in succeeded if inv.match_level == "L0"]
+    l1 = [inv.invocation_id for inv in succeeded if inv.match_level == "L1"]
     score = 0
     if succeeded:
         score += 30

@@ -79,6 +79,7 @@ class RuleLayerSerializer(serializers.Serializer):
 
 
 class VerifierLayerSerializer(serializers.Serializer):
+    source = serializers.CharField(allow_null=True, help_text='"legacy" when wrapped from the agent\'s legacy JSON')
     verdict = serializers.CharField(allow_null=True)
     groundednessScore = serializers.FloatField(allow_null=True)
     criticalFactCount = serializers.IntegerField(allow_null=True)
@@ -90,6 +91,9 @@ class VerifierLayerSerializer(serializers.Serializer):
     gatekeeperBindings = serializers.ListField(child=serializers.DictField())
     gatekeeperSummary = serializers.DictField()
     executorOutputParseStatus = serializers.JSONField()
+    executorStructuredOutput = serializers.JSONField(
+        allow_null=True, help_text="the executor output as the verifier read it (as stored when it was invalid)"
+    )
     composerOutput = serializers.JSONField()
     toolTraceSummary = serializers.JSONField()
 
@@ -287,6 +291,7 @@ def _verifier(layer: dict[str, Any], rows: list[ClaimCheck]) -> dict[str, Any]:
         if isinstance(binding, dict)
     ]
     return {
+        "source": layer.get("source"),
         "verdict": layer.get("verdict"),
         "groundednessScore": layer.get("groundedness_score"),
         "criticalFactCount": layer.get("critical_fact_count"),
@@ -298,6 +303,7 @@ def _verifier(layer: dict[str, Any], rows: list[ClaimCheck]) -> dict[str, Any]:
         "gatekeeperBindings": bindings,
         "gatekeeperSummary": gatekeeper.get("summary") if isinstance(gatekeeper.get("summary"), dict) else {},
         "executorOutputParseStatus": layer.get("executor_output_parse_status") or {},
+        "executorStructuredOutput": layer.get("executor_structured_output"),
         "composerOutput": layer.get("composer_output") or {},
         "toolTraceSummary": layer.get("tool_trace_summary") or [],
     }

@@ -13,6 +13,7 @@ L1 = retrieval("r1", "chunk", level="L1")
 MISS = retrieval("r2", "chunk", level="NONE")
 MISS_FAILED = retrieval("r3", "chunk", level="NONE", status="FAILED")
 L0_FAILED = retrieval("r4", "chunk", level="L0", status="FAILED")
+L1_FAILED = retrieval("r5", "chunk", level="L1", status="FAILED")
 
 
 @pytest.mark.parametrize(
@@ -32,7 +33,11 @@ L0_FAILED = retrieval("r4", "chunk", level="L0", status="FAILED")
         ("SUCCEEDED", [L1, MISS], 50, ["has_successful_tool_call", "l1_semantic_match"]),
         ("SUCCEEDED", [FAILED_PLAIN, MISS_FAILED], 0, ["retrieval_no_hit", "all_tool_calls_failed"]),
         ("SUCCEEDED", [OK_PLAIN, FAILED_PLAIN, MISS], 20, ["has_successful_tool_call", "retrieval_no_hit"]),
-        ("SUCCEEDED", [L0_FAILED], 15, ["l0_exact_match", "all_tool_calls_failed"]),
+        # Only a successful call's hit counts: a FAILED call reporting L0 or L1 hit nothing.
+        ("SUCCEEDED", [L0_FAILED], 0, ["retrieval_no_hit", "all_tool_calls_failed"]),
+        ("SUCCEEDED", [OK_PLAIN, L0_FAILED], 20, ["has_successful_tool_call", "retrieval_no_hit"]),
+        ("SUCCEEDED", [L1, L0_FAILED], 50, ["has_successful_tool_call", "l1_semantic_match"]),
+        ("SUCCEEDED", [MISS, L1_FAILED], 20, ["has_successful_tool_call", "retrieval_no_hit"]),
         ("FAILED", [], 0, ["execution_failed"]),
         # RUNNING sessions are scored on the calls so far.
         ("RUNNING", [OK_PLAIN, L1], 50, ["has_successful_tool_call", "l1_semantic_match"]),
