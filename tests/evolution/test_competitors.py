@@ -37,8 +37,8 @@ def test_slow_failing_and_garbage_providers_degrade_in_parallel(fake_provider_se
     answers = competitor_answers_fetch(
         query=STUDY_QUERY,
         providers=providers(fake_provider_server, "good", "slow", "fail", "garbage", "empty"),
-        provider_timeout=0.5,
-        overall_timeout=3,
+        provider_timeout=2,
+        overall_timeout=5,
     )
 
     elapsed = time.perf_counter() - started
@@ -46,7 +46,7 @@ def test_slow_failing_and_garbage_providers_degrade_in_parallel(fake_provider_se
     by_name = {answer.name: answer for answer in answers}
     assert [answer.name for answer in answers] == ["good", "slow", "fail", "garbage", "empty"]
     assert by_name["good"].ok
-    assert by_name["slow"].error == "timeout after 0.5 s"
+    assert by_name["slow"].error == "timeout after 2 s"
     assert by_name["fail"].error == "HTTP 500"
     assert by_name["garbage"].error.startswith("invalid response")
     assert by_name["empty"].error.startswith("invalid response")
@@ -60,12 +60,12 @@ def test_overall_timeout_bounds_the_whole_comparison(fake_provider_server):
         query=STUDY_QUERY,
         providers=providers(fake_provider_server, "good", "slow"),
         provider_timeout=10,
-        overall_timeout=0.5,
+        overall_timeout=2,
     )
 
-    assert time.perf_counter() - started < 1.5
+    assert time.perf_counter() - started < SLOW_SECONDS
     assert answers[0].ok
-    assert answers[1].error == "overall timeout after 0.5 s"
+    assert answers[1].error == "overall timeout after 2 s"
 
 
 def test_provider_timeout_bounds_the_whole_answer_not_each_read(fake_provider_server):
@@ -102,7 +102,7 @@ def test_verification_with_one_good_one_slow_one_failing_provider(fake_provider_
         provider(fake_provider_server, "slow", name="deepseek"),
         provider(fake_provider_server, "fail", name="qwen"),
     ]
-    settings.SELFEVAL_EVOLUTION_PROVIDER_TIMEOUT = 0.5
+    settings.SELFEVAL_EVOLUTION_PROVIDER_TIMEOUT = 2
     settings.SELFEVAL_EVOLUTION_OVERALL_TIMEOUT = 3
 
     result = evolution_verify(query=STUDY_QUERY, old_response=OLD_STUDY_ANSWER, new_response=NEW_STUDY_ANSWER)
@@ -110,7 +110,7 @@ def test_verification_with_one_good_one_slow_one_failing_provider(fake_provider_
     competitors = result.metrics["competitors"]
     assert competitors["status"] == "degraded"
     assert competitors["failures"] == [
-        {"name": "deepseek", "error": "timeout after 0.5 s"},
+        {"name": "deepseek", "error": "timeout after 2 s"},
         {"name": "qwen", "error": "HTTP 500"},
     ]
     assert competitors["rank"] == 1 and competitors["winner"] == "ours"
