@@ -7,7 +7,7 @@ edits one: the change view is the inspector, and every action goes through a ser
 import json
 
 from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import PermissionDenied
 from django.db import connection
 from django.db.models import BooleanField, Q
 from django.db.models.expressions import RawSQL
@@ -15,7 +15,7 @@ from django.http import HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from cases import services as case_services
@@ -23,20 +23,17 @@ from cases.models import BadCase, BadCaseSource, Case
 from diagnosis.admin import HEAVY_SESSION_FIELDS
 from diagnosis.models import (
     DiagnosisSession,
-    EvaluationState,
-    VerifierVerdict,
 )
 from diagnosis.services import evaluation
 from diagnosis.services.reviews import session_mark_reviewed
 from feedback.models import FeedbackEvent
 from selfeval_site.adminkit.display import verdict_badge
 from selfeval_site.adminkit.mixins import ReadOnlyAdminMixin, TenantAdminMixin
-from selfeval_site.adminkit.paging import CappedCountPaginator, capped_count
-from selfeval_site.backoffice.forms import ReviewForm, TriageFilterForm
+from selfeval_site.adminkit.paging import CappedCountPaginator
+from selfeval_site.backoffice.actions import SessionActionsMixin
+from selfeval_site.backoffice.forms import ReviewForm
 from selfeval_site.backoffice.inspector import inspection_get
-from selfeval_site.tenancy.models import Project
-
-TRIAGE_PAGE_SIZE = 50
+from selfeval_site.backoffice.triage import TRIAGE_CHANGELIST
 
 
 class AiOpsFailedCheckFilter(admin.SimpleListFilter):
@@ -111,7 +108,7 @@ class LanguageFilter(FixedChoicesFilter):
 
 
 @admin.register(DiagnosisSession)
-class DiagnosisSessionAdmin(TenantAdminMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
+class DiagnosisSessionAdmin(SessionActionsMixin, TenantAdminMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = [
         "session_id",
         "project",
@@ -146,18 +143,7 @@ class DiagnosisSessionAdmin(TenantAdminMixin, ReadOnlyAdminMixin, admin.ModelAdm
     paginator = CappedCountPaginator
     search_fields = ["session_id"]
     search_help_text = _("Exact session id or alert service.")
-    actions = ["rerun_evaluation", "open_bad_cases"]
     inspector_template = "admin/diagnosis/diagnosissession/inspector.html"
-    triage_template = "admin/diagnosis/diagnosissession/triage.html"
-
-    def has_reevaluate_permission(self, request) -> bool:
-        return request.user.has_perm("diagnosis.reevaluate_session")
-
-    def has_review_permission(self, request) -> bool:
-        return request.user.has_perm("diagnosis.review_session")
-
-    def has_open_bad_case_permission(self, request) -> bool:
-        return request.user.has_perm("cases.add_badcase")
 
     def has_create_case_permission(self, request) -> bool:
         return request.user.has_perm("cases.add_case")
@@ -184,41 +170,14 @@ class DiagnosisSessionAdmin(TenantAdminMixin, ReadOnlyAdminMixin, admin.ModelAdm
     def groundedness(self, obj):
         return "—" if obj.groundedness_score is None else f"{obj.groundedness_score:.2f}"
 
-    # -- actions (changelist and triage queue) ---------------------------------------------
-
-    @admin.action(permissions=["reevaluate"], description=_("Re-run the evaluation"))
-    def rerun_evaluation(self, request, queryset):
-        pks = list(queryset.values_list("pk", flat=True)[:1000])
-        count = evaluation.session_evaluation_request(session_pks=pks)
-        for session in queryset.filter(pk__in=pks).only("pk", "session_id"):
-            self.log_change(request, session, gettext("Requested re-evaluation"))
-        self.message_user(
-            request,
-            ngettext("Re-evaluation requested for %(n)d session.", "Re-evaluation requested for %(n)d sessions.", count)
-            % {"n": count},
-            messages.SUCCESS,
-        )
-
-    @admin.action(permissions=["open_bad_case"], description=_("Open bad cases"))
-    def open_bad_cases(self, request, queryset):
-        opened = 0
-        for session in queryset.only("pk", "session_id", "project_id", "verifier_verdict")[:1000]:
-            case_services.bad_case_open_for_session(session=session, source=BadCaseSource.REVIEWER)
-            self.log_change(request, session, gettext("Opened a bad case"))
-            opened += 1
-        self.message_user(
-            request,
-            ngettext("Bad case open for %(n)d session.", "Bad cases open for %(n)d sessions.", opened) % {"n": opened},
-            messages.SUCCESS,
-        )
-
     # -- URLs ----------------------------------------------------------------------------------
 
     def get_urls(self):
         info = self.opts.app_label, self.opts.model_name
         wrap = self.admin_site.admin_view
         return [
-            path("triage/", wrap(self.triage_view), name="{}_{}_triage".format(*info)),
+            # The triage queue moved to its own changelist; old links keep working.
+            path("triage/", wrap(self.triage_moved_view), name="{}_{}_triage".format(*info)),
             path("<path:object_id>/rerun/", wrap(self.rerun_view), name="{}_{}_rerun".format(*info)),
             path("<path:object_id>/review/", wrap(self.review_view), name="{}_{}_review".format(*info)),
             path(
@@ -229,6 +188,9 @@ class DiagnosisSessionAdmin(TenantAdminMixin, ReadOnlyAdminMixin, admin.ModelAdm
             path("<path:object_id>/create-case/", wrap(self.create_case_view), name="{}_{}_create_case".format(*info)),
             *super().get_urls(),
         ]
+
+    def triage_moved_view(self, request):
+        return HttpResponseRedirect(reverse(TRIAGE_CHANGELIST, current_app=self.admin_site.name))
 
     def _inspector_url(self, session) -> str:
         return reverse("admin:diagnosis_diagnosissession_change", args=[session.pk], current_app=self.admin_site.name)
@@ -317,7 +279,7 @@ class DiagnosisSessionAdmin(TenantAdminMixin, ReadOnlyAdminMixin, admin.ModelAdm
         self.message_user(request, gettext("Review recorded; the session left the triage queue."), messages.SUCCESS)
         next_url = request.POST.get("next", "")
         if next_url == "triage":
-            return HttpResponseRedirect(reverse("admin:diagnosis_diagnosissession_triage"))
+            return HttpResponseRedirect(reverse(TRIAGE_CHANGELIST, current_app=self.admin_site.name))
         return HttpResponseRedirect(self._inspector_url(session))
 
     def open_bad_case_view(self, request, object_id):
@@ -343,139 +305,3 @@ class DiagnosisSessionAdmin(TenantAdminMixin, ReadOnlyAdminMixin, admin.ModelAdm
             messages.SUCCESS,
         )
         return HttpResponseRedirect(self._inspector_url(session))
-
-    # -- triage queue ----------------------------------------------------------------------
-
-    def triage_queryset(self, request, filters: dict):
-        queryset = (
-            DiagnosisSession.objects.visible_to(self.access(request))
-            .filter(needs_review=True)
-            .select_related("project")
-            .defer(*HEAVY_SESSION_FIELDS)
-            .order_by("created_at", "id")
-        )
-        reason = filters.get("reason")
-        if reason == "not_useful":
-            queryset = queryset.filter(feedback="not_useful")
-        elif reason == "reject":
-            queryset = queryset.filter(verifier_verdict=VerifierVerdict.REJECT)
-        elif reason == "low_confid":
-            queryset = queryset.filter(verifier_verdict=VerifierVerdict.LOW_CONFID)
-        elif reason == "evaluation_failed":
-            queryset = queryset.filter(evaluation_state__in=[EvaluationState.PARTIAL, EvaluationState.FAILED])
-        if filters.get("mode"):
-            queryset = queryset.filter(mode=filters["mode"])
-        if filters.get("project"):
-            queryset = queryset.filter(project_id=filters["project"])
-        return queryset
-
-    def triage_view(self, request):
-        if not self.has_view_permission(request):
-            raise PermissionDenied
-        if request.method == "POST":
-            return self._triage_bulk(request)
-        filter_form = TriageFilterForm(request.GET)
-        projects = list(Project.objects.order_by("slug").values_list("pk", "name"))
-        filter_form.fields["project"].widget.choices = [("", gettext("Any project")), *projects]
-        filters = filter_form.cleaned_data if filter_form.is_valid() else {}
-        page = filters.get("page") or 1
-        queryset = self.triage_queryset(request, filters)
-        offset = (page - 1) * TRIAGE_PAGE_SIZE
-        # One row more than a page tells whether a next page exists, without counting.
-        rows = list(queryset[offset : offset + TRIAGE_PAGE_SIZE + 1])
-        has_next = len(rows) > TRIAGE_PAGE_SIZE
-        rows = rows[:TRIAGE_PAGE_SIZE]
-        waiting = capped_count(queryset)
-        params = request.GET.copy()
-        params.pop("page", None)
-        base_query = params.urlencode()
-        reasons = []
-        for session in rows:
-            why = []
-            if session.feedback == "not_useful":
-                why.append(gettext("not useful"))
-            if session.verifier_verdict in (VerifierVerdict.REJECT, VerifierVerdict.LOW_CONFID):
-                why.append(gettext("verdict %(verdict)s") % {"verdict": session.get_verifier_verdict_display()})
-            if session.evaluation_state in (EvaluationState.PARTIAL, EvaluationState.FAILED):
-                why.append(gettext("evaluation %(state)s") % {"state": session.get_evaluation_state_display().lower()})
-            reasons.append(
-                (session, why, verdict_badge(session.verifier_verdict, session.get_verifier_verdict_display()))
-            )
-        context = {
-            **self.admin_site.each_context(request),
-            "title": gettext("Triage queue"),
-            "opts": self.opts,
-            "filter_form": filter_form,
-            "rows": reasons,
-            "page": page,
-            "has_next": has_next,
-            "has_previous": page > 1,
-            "next_url": f"?{base_query}&page={page + 1}" if base_query else f"?page={page + 1}",
-            "previous_url": f"?{base_query}&page={page - 1}" if base_query else f"?page={page - 1}",
-            "waiting": waiting,
-            "waiting_capped": waiting > CappedCountPaginator.cap,
-            "cap": CappedCountPaginator.cap,
-            "review_form": ReviewForm(),
-            "can_review": self.has_review_permission(request),
-            "can_reevaluate": self.has_reevaluate_permission(request),
-            "can_open_bad_case": self.has_open_bad_case_permission(request),
-            "first_index": offset + 1,
-        }
-        request.current_app = self.admin_site.name
-        return TemplateResponse(request, self.triage_template, context)
-
-    def _triage_bulk(self, request):
-        action = request.POST.get("action", "")
-        pks = [pk for pk in request.POST.getlist(admin.helpers.ACTION_CHECKBOX_NAME) if pk.isdigit()]
-        back = request.POST.get("back", "")
-        redirect = HttpResponseRedirect(
-            reverse("admin:diagnosis_diagnosissession_triage") + (f"?{back}" if back and "//" not in back else "")
-        )
-        if not pks:
-            self.message_user(request, gettext("Select at least one session first."), messages.WARNING)
-            return redirect
-        sessions = self.get_queryset(request).filter(pk__in=pks[: TRIAGE_PAGE_SIZE * 4])
-        if action == "rerun":
-            if not self.has_reevaluate_permission(request):
-                raise PermissionDenied
-            self.rerun_evaluation(request, sessions)
-        elif action == "open_bad_cases":
-            if not self.has_open_bad_case_permission(request):
-                raise PermissionDenied
-            self.open_bad_cases(request, sessions)
-        elif action == "mark_reviewed":
-            if not self.has_review_permission(request):
-                raise PermissionDenied
-            form = ReviewForm(request.POST)
-            if not form.is_valid():
-                self.message_user(
-                    request, gettext("Choose a judgement and whether the verifier was right."), messages.ERROR
-                )
-                return redirect
-            count = 0
-            for session in sessions:
-                try:
-                    session_mark_reviewed(
-                        session=session,
-                        reviewer=request.user,
-                        judgement=form.cleaned_data["judgement"],
-                        verifier_was_right=form.cleaned_verifier_was_right(),
-                        notes=form.cleaned_data["notes"],
-                    )
-                except ValidationError as error:
-                    self.message_user(request, "; ".join(error.messages), messages.ERROR)
-                    return redirect
-                self.log_change(
-                    request,
-                    session,
-                    gettext("Marked reviewed: %(judgement)s") % {"judgement": form.cleaned_data["judgement"]},
-                )
-                count += 1
-            self.message_user(
-                request,
-                ngettext("%(n)d session marked reviewed.", "%(n)d sessions marked reviewed.", count) % {"n": count},
-                messages.SUCCESS,
-            )
-        else:
-            self.message_user(request, gettext("Unknown action."), messages.ERROR)
-        return redirect

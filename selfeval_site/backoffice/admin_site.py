@@ -144,7 +144,7 @@ class SelfEvalAdminSite(admin.AdminSite):
                 "not_useful": url(date_range, feedback__exact="not_useful"),
                 "needs_review": url(date_range, needs_review="1"),
                 "reviewed": url(date_range, reviewed_at__isnull="False"),
-                "triage": reverse("admin:diagnosis_diagnosissession_triage", current_app=self.name),
+                "triage": reverse("admin:backoffice_triageitem_changelist", current_app=self.name),
                 "open_bad_cases": reverse("admin:cases_badcase_changelist", current_app=self.name)
                 + "?status__in=open,triaged",
                 "pending_cases": reverse("admin:cases_case_changelist", current_app=self.name)

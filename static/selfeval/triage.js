@@ -1,7 +1,7 @@
-/* Keyboard paging for the triage queue: j/k move, x select, o/Enter open, n/p page. No dependencies. */
+/* Keyboard paging for the triage queue's changelist: j/k move, x select, o/Enter open, n/p page. */
 (function () {
   "use strict";
-  var rows = Array.prototype.slice.call(document.querySelectorAll("table.se-queue tbody tr[data-href]"));
+  var rows = Array.prototype.slice.call(document.querySelectorAll("#result_list tbody tr"));
   var current = -1;
   function focusRow(index) {
     if (!rows.length) return;
@@ -11,11 +11,12 @@
     rows[current].classList.add("se-current");
     rows[current].scrollIntoView({block: "nearest"});
   }
-  var all = document.getElementById("triage-all");
-  if (all) {
-    all.addEventListener("change", function () {
-      rows.forEach(function (row) { row.querySelector("input[type=checkbox]").checked = all.checked; });
-    });
+  function pageLink(offset) {
+    var here = document.querySelector(".paginator .this-page");
+    var links = Array.prototype.slice.call(document.querySelectorAll(".paginator a"));
+    if (!here) return null;
+    var number = parseInt(here.textContent, 10) + offset;
+    return links.filter(function (a) { return parseInt(a.textContent, 10) === number; })[0] || null;
   }
   document.addEventListener("keydown", function (event) {
     var target = event.target;
@@ -26,13 +27,13 @@
       case "j": focusRow(current + 1); break;
       case "k": focusRow(current - 1); break;
       case "x":
-        if (current >= 0) { var box = rows[current].querySelector("input[type=checkbox]"); box.checked = !box.checked; }
+        if (current >= 0) { rows[current].querySelector("input.action-select").click(); }
         break;
       case "o": case "Enter":
-        if (current >= 0) { window.location.href = rows[current].getAttribute("data-href"); } else { return; }
+        if (current >= 0) { window.location.href = rows[current].querySelector("a").href; } else { return; }
         break;
-      case "n": link = document.getElementById("triage-next"); if (link) window.location.href = link.href; break;
-      case "p": link = document.getElementById("triage-prev"); if (link) window.location.href = link.href; break;
+      case "n": link = pageLink(1); if (link) window.location.href = link.href; break;
+      case "p": link = pageLink(-1); if (link) window.location.href = link.href; break;
       default: return;
     }
     event.preventDefault();

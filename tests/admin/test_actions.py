@@ -111,12 +111,13 @@ def test_triage_bulk_mark_reviewed(reviewer_client, project):
     sessions = [evaluated_session(project, f"s-{i}", verdict="REJECT") for i in range(3)]
 
     response = reviewer_client.post(
-        reverse("admin:diagnosis_diagnosissession_triage"),
+        reverse("admin:backoffice_triageitem_changelist"),
         {
             "action": "mark_reviewed",
             "_selected_action": [str(s.pk) for s in sessions[:2]],
             "judgement": "wrong",
             "verifier_was_right": "yes",
+            "index": "0",
         },
     )
 
@@ -127,8 +128,8 @@ def test_triage_bulk_mark_reviewed(reviewer_client, project):
 
 def test_triage_bulk_mark_reviewed_needs_a_judgement(reviewer_client, rejected_session):
     reviewer_client.post(
-        reverse("admin:diagnosis_diagnosissession_triage"),
-        {"action": "mark_reviewed", "_selected_action": [str(rejected_session.pk)]},
+        reverse("admin:backoffice_triageitem_changelist"),
+        {"action": "mark_reviewed", "_selected_action": [str(rejected_session.pk)], "index": "0"},
     )
 
     assert not SessionReview.objects.exists()
@@ -139,11 +140,13 @@ def test_triage_bulk_open_bad_cases_and_rerun(reviewer_client, project, django_c
     selected = [str(s.pk) for s in sessions]
 
     reviewer_client.post(
-        reverse("admin:diagnosis_diagnosissession_triage"), {"action": "open_bad_cases", "_selected_action": selected}
+        reverse("admin:backoffice_triageitem_changelist"),
+        {"action": "open_bad_cases", "_selected_action": selected, "index": "0"},
     )
     with django_capture_on_commit_callbacks(execute=False):
         reviewer_client.post(
-            reverse("admin:diagnosis_diagnosissession_triage"), {"action": "rerun", "_selected_action": selected}
+            reverse("admin:backoffice_triageitem_changelist"),
+            {"action": "rerun_evaluation", "_selected_action": selected, "index": "0"},
         )
 
     assert BadCase.objects.filter(source="reviewer").count() == 2

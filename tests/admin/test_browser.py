@@ -110,7 +110,7 @@ def test_reviewer_walks_dashboard_inspects_reviews_and_triages(browser, live_ser
     shot(page, "02-calibration")
 
     page.click("nav.se-nav >> text=Triage queue")
-    page.wait_for_selector("table.se-queue")
+    page.wait_for_selector("body.se-triage #result_list")
     shot(page, "03-triage-queue")
     # Keyboard: j moves to the first (oldest) row, o opens it.
     page.keyboard.press("j")

@@ -64,7 +64,7 @@ def pages(session):
         reverse("admin:diagnosis_diagnosissession_changelist"),
         reverse("admin:diagnosis_diagnosissession_changelist") + f"?aiops_failed_check=check+{XSS}",
         reverse("admin:diagnosis_diagnosissession_change", args=[session.pk]),
-        reverse("admin:diagnosis_diagnosissession_triage") + "?reason=reject",
+        reverse("admin:backoffice_triageitem_changelist") + "?reason=reject",
         reverse("admin:diagnosis_claimcheck_changelist"),
         reverse("admin:diagnosis_sessionreview_changelist"),
         reverse("admin:feedback_feedbackevent_changelist"),

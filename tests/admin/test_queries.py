@@ -31,7 +31,7 @@ def urls(session):
         "session_list_verdict": reverse("admin:diagnosis_diagnosissession_changelist")
         + "?verifier_verdict__exact=REJECT",
         "inspector": reverse("admin:diagnosis_diagnosissession_change", args=[session.pk]),
-        "triage": reverse("admin:diagnosis_diagnosissession_triage"),
+        "triage": reverse("admin:backoffice_triageitem_changelist"),
         "case_list": reverse("admin:cases_case_changelist"),
         "badcase_list": reverse("admin:cases_badcase_changelist"),
         "feedback_list": reverse("admin:feedback_feedbackevent_changelist"),

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.django_db
 PAGES = [
     ("admin:index", []),
     ("admin:calibration", []),
-    ("admin:diagnosis_diagnosissession_triage", []),
+    ("admin:backoffice_triageitem_changelist", []),
     ("admin:diagnosis_diagnosissession_changelist", []),
     ("admin:cases_case_changelist", []),
     ("admin:cases_badcase_changelist", []),
