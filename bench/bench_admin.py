@@ -85,6 +85,11 @@ FILL_SQL = [
         FROM generate_series(1, %(n)s) AS g
     ) d
     """,
+    # The AIOps check rows the evaluation writes with the layer.
+    """INSERT INTO diagnosis_aiopscheck (session_id, name, passed, severity, applicable, reason)
+       SELECT s.id, c->>'check', (c->>'passed')::boolean, 'critical', true, c->>'reason'
+       FROM diagnosis_diagnosissession s,
+            jsonb_array_elements(s.self_evaluation->'aiops_rule_evaluation'->'checks') AS c""",
     """INSERT INTO diagnosis_diagnosisstep (session_id, index, name, status, detail)
        SELECT id, 0, 'retrieve', 'SUCCEEDED', '{}'::jsonb FROM diagnosis_diagnosissession""",
     """INSERT INTO diagnosis_toolinvocation (session_id, position, invocation_id, step_index, tool_name, status,

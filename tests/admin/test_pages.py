@@ -203,8 +203,9 @@ def test_inspector_names_only_layers_the_pipeline_runs_as_missing(reviewer_clien
 
 
 def test_inspector_shows_whole_number_facts_without_a_decimal_point():
-    from selfeval_site.backoffice.inspector import _facts
+    from diagnosis.evaluation_layers import FactCheck
+    from selfeval_site.backoffice.inspector import fact_label
 
-    facts = _facts([{"kind": "quantity", "value": 96.0, "status": "MISMATCH"}, {"value": 0.5}])
+    facts = [FactCheck(kind="quantity", value=96.0, text="96.0%"), FactCheck(kind="quantity", value=0.5)]
 
-    assert [fact.text for fact in facts] == ["96", "0.5"]
+    assert [fact_label(fact) for fact in facts] == ["96", "0.5"]

@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 import pytest
 from django.core.management import call_command
 
+from diagnosis.constants import NO_EVIDENCE_REF
 from diagnosis.models import (
-    NO_EVIDENCE_REF,
     DiagnosisSession,
     DiagnosisStep,
     EvaluationState,

@@ -2,6 +2,7 @@
 
 import pytest
 
+from diagnosis.evaluation_layers import layer_json
 from diagnosis.services.producers.executor_output import executor_output_parse
 from diagnosis.services.producers.gatekeeper import gatekeeper_check, gatekeeper_result
 
@@ -77,7 +78,7 @@ def test_result_counts_statuses_per_claim():
             claim("c2", "b", ("$.no_evidence", ""), ("inv-2#1", "slow query")),
         )
     )
-    result = gatekeeper_result(bindings=gatekeeper_check(claims=parsed.claims, invocations=INVOCATIONS))
+    result = layer_json(gatekeeper_result(bindings=gatekeeper_check(claims=parsed.claims, invocations=INVOCATIONS)))
 
     assert result["by_claim"] == {"c1": ["VERIFIED", "REF_NOT_FOUND"], "c2": ["NO_EVIDENCE", "REF_FROM_FAILED_CALL"]}
     assert result["summary"] == {
@@ -94,13 +95,13 @@ def test_result_counts_statuses_per_claim():
 def test_valid_output_parses_claims_and_ignores_final_answer():
     parsed = executor_output_parse(raw=executor(claim("c1", "text", ("inv-1#1", "x")), final_answer="extra fact: 42%"))
 
-    assert parsed.status_dict() == {"status": "VALID", "errors": [], "fallback": None}
+    assert layer_json(parsed.parse_status()) == {"status": "VALID", "errors": [], "fallback": None}
     assert "finalAnswer" not in parsed.structured_output()
     assert [c.claim_id for c in parsed.claims] == ["c1"]
 
 
 def test_missing_output_has_an_explicit_fallback():
-    status = executor_output_parse(raw=None).status_dict()
+    status = layer_json(executor_output_parse(raw=None).parse_status())
 
     assert status["status"] == "MISSING"
     assert status["fallback"]["strategy"] == "no_claims_judged"
@@ -140,4 +141,4 @@ def test_invalid_output_names_the_problem(raw, error):
     assert parsed.status == "INVALID"
     assert any(error in e for e in parsed.errors), parsed.errors
     assert parsed.claims == []
-    assert parsed.status_dict()["fallback"]["reason"] == "structured executor output invalid"
+    assert layer_json(parsed.parse_status())["fallback"]["reason"] == "structured executor output invalid"
