@@ -209,3 +209,15 @@ def test_inspector_shows_whole_number_facts_without_a_decimal_point():
     facts = [FactCheck(kind="quantity", value=96.0, text="96.0%"), FactCheck(kind="quantity", value=0.5)]
 
     assert [fact_label(fact) for fact in facts] == ["96", "0.5"]
+
+
+def test_inspector_names_an_unreadable_layer_with_its_error(reviewer_client, project):
+    session = evaluated_session(project, "s-broken-aiops")
+    broken = {**session.self_evaluation, "aiops_rule_evaluation": {"verdict": "FAIL", "checks": "nope"}}
+    type(session).objects.filter(pk=session.pk).update(self_evaluation=broken)
+
+    html = reviewer_client.get(reverse("admin:diagnosis_diagnosissession_change", args=[session.pk])).content.decode()
+
+    assert "Unreadable layer aiops_rule_evaluation" in html and "$.checks" in html
+    assert "Missing layers" not in html
+    assert "se-claim-supported" in html  # the readable layers are still shown

@@ -4,7 +4,13 @@ import pytest
 
 from diagnosis.evaluation_layers import layer_json
 from diagnosis.services.producers.executor_output import executor_output_parse
-from diagnosis.services.producers.gatekeeper import gatekeeper_check, gatekeeper_result
+from diagnosis.services.producers.gatekeeper import (
+    binding_check,
+    excerpt_locate,
+    gatekeeper_check,
+    gatekeeper_result,
+    source_index,
+)
 
 from .builders import claim, executor, inv, retrieval
 
@@ -142,3 +148,24 @@ def test_invalid_output_names_the_problem(raw, error):
     assert any(error in e for e in parsed.errors), parsed.errors
     assert parsed.claims == []
     assert layer_json(parsed.parse_status())["fallback"]["reason"] == "structured executor output invalid"
+
+
+@pytest.mark.parametrize(
+    ("content", "excerpt", "marked"),
+    [
+        ("Connection   Pool exhausted", "connection pool", "Connection   Pool"),
+        ("  leading spaces", "leading", "leading"),
+        ("当 order-service 的数据库 连接池 耗尽时", "连接池耗尽", "连接池 耗尽"),
+        ("ＨＴＴＰ ５０３ returned", "HTTP 503", "ＨＴＴＰ ５０３"),
+        ("pool started, then the pool failed", "started...failed", "started, then the pool failed"),
+        ("nothing relevant", "other text", None),
+    ],
+)
+def test_excerpt_locate_finds_in_the_raw_content_what_the_gatekeeper_verified(content, excerpt, marked):
+    span = excerpt_locate(excerpt, content)
+
+    assert (content[span[0] : span[1]] if span else None) == marked
+    verdict = binding_check(
+        claim_id="c1", ref_id="r#1", excerpt=excerpt, sources=source_index((retrieval("r", content, level="L0"),))
+    )
+    assert (verdict.status == "VERIFIED") == (span is not None)
