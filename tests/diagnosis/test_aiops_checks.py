@@ -10,6 +10,7 @@ from selfeval_site.dashboard import DateRange, dashboard_get
 from diagnosis.constants import Layer
 from diagnosis.models import AiOpsCheck, DiagnosisSession
 from diagnosis.services.evaluation import session_evaluate
+from selfeval_site.backoffice.dashboard import DateRange, dashboard_get
 from tests.factories import (
     aiops_payload,
     chat_payload,
@@ -20,7 +21,7 @@ from tests.factories import (
 
 pytestmark = pytest.mark.django_db
 
-backfill = importlib.import_module("diagnosis.migrations.0005_backfill_aiops_checks").backfill
+backfill = importlib.import_module("diagnosis.migrations.0006_backfill_aiops_checks").backfill
 
 
 def rows(session) -> dict[str, tuple]:

@@ -11,7 +11,7 @@ from diagnosis.services.producers.judges import DeterministicJudge
 def test_the_config_is_read_once_and_again_after_a_settings_change(settings):
     config = evaluation_config()
     assert evaluation_config() is config
-    assert config.thresholds == VerifierThresholds(pass_groundedness=0.8, reject_groundedness=0.4, support_overlap=0.6)
+    assert config.thresholds == VerifierThresholds(pass_groundedness=0.8, reject_groundedness=0.4)
 
     settings.SELFEVAL_AIOPS_TOOL_CATEGORIES = {"traces": ["Jaeger_Search", "TEMPO"]}
 
@@ -23,8 +23,8 @@ def test_the_config_is_read_once_and_again_after_a_settings_change(settings):
     "thresholds",
     [
         {"pass_groundedness": 0.6},  # the defaults live in the settings, not here
-        {"pass_groundedness": 0.8, "reject_groundedness": 0.4, "support_overlap": 0.6, "typo": 1},
-        [0.8, 0.4, 0.6],
+        {"pass_groundedness": 0.8, "reject_groundedness": 0.4, "typo": 1},
+        [0.8, 0.4],
     ],
 )
 def test_thresholds_must_name_exactly_the_three_keys(settings, thresholds):
@@ -34,12 +34,10 @@ def test_thresholds_must_name_exactly_the_three_keys(settings, thresholds):
         evaluation_config()
 
 
-def test_the_judge_is_built_once_per_process_with_the_configured_overlap(settings):
-    settings.SELFEVAL_VERIFIER_THRESHOLDS = {**settings.SELFEVAL_VERIFIER_THRESHOLDS, "support_overlap": 0.5}
-
+def test_the_judge_is_built_once_per_process():
     judge = evaluation_judge()
 
-    assert isinstance(judge, DeterministicJudge) and judge.support_overlap == 0.5
+    assert isinstance(judge, DeterministicJudge)
     assert evaluation_judge() is judge
     evaluation_config_reset()
     assert evaluation_judge() is not judge

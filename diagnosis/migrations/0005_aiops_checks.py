@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('diagnosis', '0003_field_verbose_names'),
+        ('diagnosis', '0004_project_in_tenancy'),
     ]
 
     operations = [

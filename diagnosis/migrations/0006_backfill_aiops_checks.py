@@ -53,7 +53,7 @@ def backfill(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("diagnosis", "0004_aiops_checks"),
+        ("diagnosis", "0005_aiops_checks"),
     ]
 
     operations = [
