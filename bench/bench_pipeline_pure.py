@@ -111,7 +111,7 @@ def rate(sessions: list[SessionData]) -> float:
 
 def main() -> None:
     warm = evaluate(make_session(-1))  # loads jieba's dictionary once, outside the timing
-    verdicts = [c.verdict for c in warm.layers[Layer.VERIFIER].claim_checks]
+    verdicts = [str(c.verdict) for c in warm.layers[Layer.VERIFIER].claim_checks]
     print(f"pure pipeline: 20 invocations, 10 claims per session; claim verdicts {sorted(set(verdicts))}")
     distinct = [make_session(n) for n in range(SESSIONS)]
     print(f"  distinct sessions : {rate(distinct):8.1f} sessions/s  ({SESSIONS} sessions)")

@@ -31,8 +31,19 @@ def llm_calls():
 
 
 def cascade(transport) -> CascadeJudge:
-    llm = LLMJudge(base_url="http://llm.test/v1", model="m", retries=0, backoff=0, transport=transport)
-    return CascadeJudge(first=DeterministicJudge(), second=llm)
+    deterministic = DeterministicJudge()
+    llm = LLMJudge(
+        base_url="http://llm.test/v1",
+        model="m",
+        fallback=deterministic,
+        api_key="",
+        timeout=5,
+        retries=0,
+        backoff=0,
+        cache_seconds=60,
+        transport=transport,
+    )
+    return CascadeJudge(first=deterministic, second=llm)
 
 
 def layer_for(judge, *claims) -> dict:
