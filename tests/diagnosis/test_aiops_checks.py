@@ -5,7 +5,6 @@ import importlib
 import pytest
 from django.apps import apps
 from django.utils import timezone
-from selfeval_site.dashboard import DateRange, dashboard_get
 
 from diagnosis.constants import Layer
 from diagnosis.models import AiOpsCheck, DiagnosisSession

@@ -2,6 +2,7 @@
 
 import copy
 
+import msgspec
 import pytest
 
 from diagnosis.constants import Layer
@@ -107,18 +108,30 @@ def test_empty_container_stays_empty(empty):
     assert migrate_legacy_layout(empty) == {}
 
 
-def test_legacy_json_reads_as_layers_with_defaults_and_mirrors():
+def test_legacy_json_reads_as_layers_with_defaults_and_mirrors_nothing():
     evaluation = self_evaluation_read({"evidence_score": 65, "verdict": "PASS", "groundedness_score": 0.8})
 
     assert evaluation.rule == RuleEvaluation(evidence_score=65, source="legacy")
-    assert (evaluation.verifier.verdict, evaluation.verifier.groundedness_score) == ("PASS", 0.8)
-    assert evaluation.verifier.claim_checks == [] and evaluation.verifier.round is None
+    verifier = evaluation.verifier
+    assert (verifier.source, verifier.verdict, verifier.groundedness_score) == ("legacy", "PASS", 0.8)
+    assert verifier.claim_checks == [] and verifier.round is None
+    # The agent's own verdict is not SelfEval's: no column shows it.
     assert evaluation.mirrored_columns() == {
-        "evidence_score": 65,
-        "verifier_verdict": "PASS",
-        "groundedness_score": 0.8,
+        "evidence_score": None,
+        "verifier_verdict": "",
+        "groundedness_score": None,
         "aiops_verdict": "",
     }
+
+
+def test_a_legacy_layer_is_kept_when_its_producer_does_not_apply_but_replaced_when_it_does():
+    legacy = {"verdict": "PASS", "groundedness_score": 0.9}
+
+    kept = self_evaluation_write(legacy, {Layer.VERIFIER: None})
+    replaced = self_evaluation_write(legacy, {Layer.VERIFIER: VerifierEvaluation(verdict="REJECT")})
+
+    assert kept.container == {Layer.VERIFIER: {**legacy, "source": "legacy"}}
+    assert replaced.verifier.source is msgspec.UNSET and replaced.mirrored_columns()["verifier_verdict"] == "REJECT"
 
 
 # --- what does not have this shape ---------------------------------------------------------------
