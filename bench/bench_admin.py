@@ -85,6 +85,11 @@ FILL_SQL = [
         FROM generate_series(1, %(n)s) AS g
     ) d
     """,
+    # The AIOps check rows the evaluation writes with the layer.
+    """INSERT INTO diagnosis_aiopscheck (session_id, name, passed, severity, applicable, reason)
+       SELECT s.id, c->>'check', (c->>'passed')::boolean, 'critical', true, c->>'reason'
+       FROM diagnosis_diagnosissession s,
+            jsonb_array_elements(s.self_evaluation->'aiops_rule_evaluation'->'checks') AS c""",
     """INSERT INTO diagnosis_diagnosisstep (session_id, index, name, status, detail)
        SELECT id, 0, 'retrieve', 'SUCCEEDED', '{}'::jsonb FROM diagnosis_diagnosissession""",
     """INSERT INTO diagnosis_toolinvocation (session_id, position, invocation_id, step_index, tool_name, status,
@@ -141,11 +146,14 @@ def measure() -> list[tuple[str, float, float, float]]:
     from django.test import Client
 
     from diagnosis.models import DiagnosisSession, Project
-    from tests.admin.conftest import build_session  # a fully evaluated session with claims and refs
+    from tests import clock
+    from tests.factories import evaluated_session  # ingested and evaluated by the real services
+
+    clock.configure(at=None, ahead_days=0)  # the factories date sessions relative to it
 
     user = get_user_model().objects.create_superuser("bench-admin", "bench@example.com", "bench-password-123")
     project = Project.objects.get(slug="bench-chat")
-    inspected = build_session(project, "bench-inspected", verdict="REJECT", feedback="not_useful")
+    inspected = evaluated_session(project, "bench-inspected", verdict="REJECT", feedback="not_useful")
     middle = (
         DiagnosisSession.objects.filter(session_id=f"bench-{SESSIONS // 2:08d}").values_list("pk", flat=True).first()
     )
@@ -164,6 +172,10 @@ def measure() -> list[tuple[str, float, float, float]]:
             "/admin/diagnosis/diagnosissession/?verifier_verdict__exact=REJECT&p=50",
         ),
         ("session list, unfiltered", "/admin/diagnosis/diagnosissession/"),
+        (
+            "session list, failed AIOps check",
+            "/admin/diagnosis/diagnosissession/?aiops_failed_check=evidence_tools_called",
+        ),
         ("triage queue", "/admin/diagnosis/diagnosissession/triage/"),
         ("triage queue, reason=not_useful", "/admin/diagnosis/diagnosissession/triage/?reason=not_useful"),
         ("session inspector (rich session)", f"/admin/diagnosis/diagnosissession/{inspected.pk}/change/"),

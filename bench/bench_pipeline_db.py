@@ -102,9 +102,13 @@ def main() -> None:
         from diagnosis.models import ClaimCheck, DiagnosisSession, EvidenceRef, Project
         from diagnosis.serializers import SessionIngestSerializer
         from diagnosis.services.evaluation import session_evaluate
+        from diagnosis.services.evaluation_config import evaluation_config, evaluation_judge
         from diagnosis.services.evaluation_data import session_data_from_models
         from diagnosis.services.ingestion import session_upsert
-        from diagnosis.services.producers.pipeline import evaluate
+        from diagnosis.services.producers import pipeline
+
+        def evaluate(data):
+            return pipeline.evaluate(data, config=evaluation_config(), judge=evaluation_judge())
 
         call_command("migrate", verbosity=0)
         project = Project.objects.create(slug="bench", name="bench")

@@ -23,7 +23,9 @@ import django  # noqa: E402
 
 django.setup()
 
-from diagnosis.services.producers.pipeline import evaluate  # noqa: E402
+from diagnosis.constants import Layer  # noqa: E402
+from diagnosis.services.evaluation_config import evaluation_config, evaluation_judge  # noqa: E402
+from diagnosis.services.producers import pipeline  # noqa: E402
 from diagnosis.services.producers.types import InvocationData, RefData, SessionData  # noqa: E402
 
 SESSIONS = int(os.environ.get("BENCH_SESSIONS", "300"))
@@ -95,6 +97,10 @@ def make_session(n: int) -> SessionData:
     )
 
 
+def evaluate(data: SessionData):
+    return pipeline.evaluate(data, config=evaluation_config(), judge=evaluation_judge())
+
+
 def rate(sessions: list[SessionData]) -> float:
     started = time.perf_counter()
     for data in sessions:
@@ -105,7 +111,7 @@ def rate(sessions: list[SessionData]) -> float:
 
 def main() -> None:
     warm = evaluate(make_session(-1))  # loads jieba's dictionary once, outside the timing
-    verdicts = [c["verdict"] for c in warm.layers["verifier_evaluation"]["claim_checks"]]
+    verdicts = [str(c.verdict) for c in warm.layers[Layer.VERIFIER].claim_checks]
     print(f"pure pipeline: 20 invocations, 10 claims per session; claim verdicts {sorted(set(verdicts))}")
     distinct = [make_session(n) for n in range(SESSIONS)]
     print(f"  distinct sessions : {rate(distinct):8.1f} sessions/s  ({SESSIONS} sessions)")

@@ -11,15 +11,14 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from diagnosis import constants
 from selfeval_site.tenancy.access import TenantQuerySet
 from selfeval_site.tenancy.models import Project
 
-NO_EVIDENCE_REF = "$.no_evidence"
-
 
 class SessionMode(models.TextChoices):
-    CHAT = "chat", _("Chat")
-    AIOPS = "aiops", _("AIOps")
+    CHAT = constants.Mode.CHAT, _("Chat")
+    AIOPS = constants.Mode.AIOPS, _("AIOps")
 
 
 class SessionStatus(models.TextChoices):
@@ -34,15 +33,15 @@ class Feedback(models.TextChoices):
 
 
 class VerifierVerdict(models.TextChoices):
-    PASS = "PASS", _("Pass")
-    LOW_CONFID = "LOW_CONFID", _("Low confidence")
-    REJECT = "REJECT", _("Reject")
+    PASS = constants.VerifierVerdict.PASS, _("Pass")
+    LOW_CONFID = constants.VerifierVerdict.LOW_CONFID, _("Low confidence")
+    REJECT = constants.VerifierVerdict.REJECT, _("Reject")
 
 
 class AiOpsVerdict(models.TextChoices):
-    PASS = "PASS", _("Pass")
-    WARN = "WARN", _("Warn")
-    FAIL = "FAIL", _("Fail")
+    PASS = constants.AiOpsVerdict.PASS, _("Pass")
+    WARN = constants.AiOpsVerdict.WARN, _("Warn")
+    FAIL = constants.AiOpsVerdict.FAIL, _("Fail")
 
 
 class EvaluationState(models.TextChoices):
@@ -53,11 +52,11 @@ class EvaluationState(models.TextChoices):
 
 
 class FailureAttribution(models.TextChoices):
-    NONE = "NONE", _("None")
-    RETRIEVAL_MISS = "RETRIEVAL_MISS", _("Retrieval miss")
-    TOOL_ERROR = "TOOL_ERROR", _("Tool error")
-    CITATION_FAILURE = "CITATION_FAILURE", _("Citation failure (gatekeeper)")
-    UNSUPPORTED_REASONING = "UNSUPPORTED_REASONING", _("Unsupported reasoning (verifier)")
+    NONE = constants.FailureAttribution.NONE, _("None")
+    RETRIEVAL_MISS = constants.FailureAttribution.RETRIEVAL_MISS, _("Retrieval miss")
+    TOOL_ERROR = constants.FailureAttribution.TOOL_ERROR, _("Tool error")
+    CITATION_FAILURE = constants.FailureAttribution.CITATION_FAILURE, _("Citation failure (gatekeeper)")
+    UNSUPPORTED_REASONING = constants.FailureAttribution.UNSUPPORTED_REASONING, _("Unsupported reasoning (verifier)")
 
 
 class DiagnosisSession(models.Model):
@@ -280,10 +279,10 @@ class EvidenceRef(models.Model):
 
 
 class ClaimVerdict(models.TextChoices):
-    SUPPORTED = "SUPPORTED", _("Supported")
-    UNSUPPORTED = "UNSUPPORTED", _("Unsupported")
-    CONTRADICTED = "CONTRADICTED", _("Contradicted")
-    NO_EVIDENCE = "NO_EVIDENCE", _("No evidence")
+    SUPPORTED = constants.ClaimVerdict.SUPPORTED, _("Supported")
+    UNSUPPORTED = constants.ClaimVerdict.UNSUPPORTED, _("Unsupported")
+    CONTRADICTED = constants.ClaimVerdict.CONTRADICTED, _("Contradicted")
+    NO_EVIDENCE = constants.ClaimVerdict.NO_EVIDENCE, _("No evidence")
 
 
 class ClaimCheck(models.Model):
@@ -344,6 +343,47 @@ class ClaimCheckRef(models.Model):
 
     def __str__(self) -> str:
         return f"{self.claim_check_id} -> {self.evidence_ref_id}"
+
+
+class AiOpsCheckSeverity(models.TextChoices):
+    CRITICAL = constants.AiOpsCheckSeverity.CRITICAL, _("Critical")
+    WARNING = constants.AiOpsCheckSeverity.WARNING, _("Warning")
+
+
+class AiOpsCheck(models.Model):
+    """One AIOps rule check of the session's current `aiops_rule_evaluation` layer, as a row.
+
+    Written with the layer, in the same transaction (`services.evaluation`), and removed with it,
+    so the admin filter and the dashboard count failed checks without reading the JSON.
+    """
+
+    session = models.ForeignKey(
+        DiagnosisSession, on_delete=models.DB_CASCADE, related_name="aiops_checks", verbose_name=_("session")
+    )
+    name = models.CharField(max_length=64, verbose_name=_("check"))
+    passed = models.BooleanField(verbose_name=_("passed"))
+    severity = models.CharField(max_length=16, choices=AiOpsCheckSeverity.choices, verbose_name=_("severity"))
+    applicable = models.BooleanField(default=True, verbose_name=_("applicable"))
+    reason = models.TextField(blank=True, verbose_name=_("reason"))
+
+    class Meta:
+        verbose_name = _("AIOps check")
+        verbose_name_plural = _("AIOps checks")
+        ordering = ["session", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["session", "name"], name="aiops_check_unique"),
+            models.CheckConstraint(
+                condition=Q(severity__in=AiOpsCheckSeverity.values), name="aiops_check_severity_valid"
+            ),
+        ]
+        indexes = [
+            # "Sessions where check X failed" (the admin filter); the unique index above serves the
+            # dashboard's per-session probe.
+            models.Index(fields=["name", "session"], condition=Q(passed=False), name="aiops_check_failed"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name}: {'passed' if self.passed else 'failed'}"
 
 
 class ReviewJudgement(models.TextChoices):

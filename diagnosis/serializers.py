@@ -4,8 +4,8 @@ from typing import Any
 
 from rest_framework import serializers
 
+from diagnosis.constants import NO_EVIDENCE_REF
 from diagnosis.models import (
-    NO_EVIDENCE_REF,
     DiagnosisSession,
     InvocationStatus,
     MatchLevel,

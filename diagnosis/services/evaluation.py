@@ -1,10 +1,11 @@
 """Orchestrating the evaluation of one session: load once, run the pure producers, write once.
 
 `session_evaluate` loads the session, its invocations and its refs in three queries, runs
-`producers.pipeline.evaluate` (no ORM) and writes everything in one transaction: the layers
-through the single merge service, the evaluation state columns, the claim-check rows of the
-round with their ref links, and a bad case when the verifier rejects the answer. The number of
-SQL statements is the same for 1 or 20 invocations and 1 or 10 claims.
+`producers.pipeline.evaluate` (no ORM) with this process's config and judge
+(`evaluation_config`) and writes everything in one transaction: the layers through the single
+merge service, the evaluation state columns, the claim-check rows of the round with their ref
+links, the AIOps check rows of the AIOps layer, and a bad case when the verifier rejects the
+answer. The number of SQL statements is the same for 1 or 20 invocations and 1 or 10 claims.
 
 `session_evaluation_run` is the task body: bounded retries with exponential backoff, then
 FAILED. `session_evaluation_request` asks for a re-evaluation (admin, `reevaluate`, sweep).
@@ -22,7 +23,10 @@ from django.db import transaction
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
+from diagnosis.constants import Layer
+from diagnosis.evaluation_layers import AiOpsRuleEvaluation, layer_json
 from diagnosis.models import (
+    AiOpsCheck,
     ClaimCheck,
     ClaimCheckRef,
     DiagnosisSession,
@@ -30,8 +34,9 @@ from diagnosis.models import (
     EvidenceRef,
     ToolInvocation,
 )
+from diagnosis.services.evaluation_config import evaluation_config, evaluation_judge
 from diagnosis.services.evaluation_data import session_data_from_models
-from diagnosis.services.merge import VERIFIER_LAYER, self_evaluation_merge
+from diagnosis.services.merge import self_evaluation_merge
 from diagnosis.services.producers.pipeline import evaluate
 from diagnosis.services.producers.types import ClaimResult, PipelineResult
 from diagnosis.signals import session_evaluated
@@ -61,6 +66,7 @@ _SESSION_FIELDS = (
     "verifier_verdict",
 )
 _CLAIM_UPDATE_FIELDS = ["text", "critical", "verdict", "judge", "rationale", "facts", "bindings", "service"]
+_AIOPS_CHECK_UPDATE_FIELDS = ["passed", "severity", "applicable", "reason"]
 
 
 def session_evaluate(*, session_pk: int) -> str:
@@ -86,7 +92,8 @@ def session_evaluate(*, session_pk: int) -> str:
     if (session.last_claim_round or 0) > data.previous_round:
         data = replace(data, previous_round=session.last_claim_round, previous_evidence_fingerprint="")
 
-    result = evaluate(data)
+    had_aiops_layer = isinstance(session.self_evaluation, dict) and Layer.AIOPS in session.self_evaluation
+    result = evaluate(data, config=evaluation_config(), judge=evaluation_judge())
     # Layers the session no longer qualifies for are removed (None), mirrored columns with them;
     # a layer whose producer failed is simply absent and keeps its previous value.
     layers = {**result.layers, **dict.fromkeys(result.inapplicable_layers)}
@@ -106,8 +113,12 @@ def session_evaluate(*, session_pk: int) -> str:
         if current[0] != session.updated_at:
             return STALE
         merged = self_evaluation_merge(session_pk=session_pk, layers=layers, extra_fields=extra_fields)
-        if VERIFIER_LAYER in result.layers:
+        if Layer.VERIFIER in result.layers:
             _store_claim_checks(session_pk, result, {ref.ref_id: ref.pk for ref in refs})
+        if Layer.AIOPS in result.layers:
+            _store_aiops_checks(session_pk, result.layers[Layer.AIOPS])
+        elif Layer.AIOPS in result.inapplicable_layers and had_aiops_layer:
+            AiOpsCheck.objects.filter(session_id=session_pk).delete()
         session.verifier_verdict = merged.verifier_verdict
         session_evaluated.send(sender=DiagnosisSession, session=session)
     return state
@@ -140,8 +151,8 @@ def _store_claim_checks(session_pk: int, result: PipelineResult, ref_pks: dict[s
                 verdict=claim.verdict,
                 judge=claim.judge[:64],
                 rationale=claim.rationale,
-                facts=claim.facts,
-                bindings=claim.bindings,
+                facts=layer_json(claim.facts),
+                bindings=layer_json(claim.bindings),
                 service=claim.service[:200],
             )
             for claim in claims
@@ -159,6 +170,31 @@ def _store_claim_checks(session_pk: int, result: PipelineResult, ref_pks: dict[s
     }
     ClaimCheckRef.objects.bulk_create(
         ClaimCheckRef(claim_check_id=check_pk, evidence_ref_id=ref_pk) for check_pk, ref_pk in sorted(links)
+    )
+
+
+def _store_aiops_checks(session_pk: int, layer: AiOpsRuleEvaluation) -> None:
+    """Make the session's AIOps check rows those of `layer`: two statements whatever the checks.
+
+    Checks no longer in the layer go, the others are upserted on (session, name).
+    """
+    names = [check.check[:64] for check in layer.checks]
+    AiOpsCheck.objects.filter(session_id=session_pk).exclude(name__in=names).delete()
+    AiOpsCheck.objects.bulk_create(
+        [
+            AiOpsCheck(
+                session_id=session_pk,
+                name=name,
+                passed=check.passed,
+                severity=check.severity,
+                applicable=check.applicable,
+                reason=check.reason,
+            )
+            for name, check in zip(names, layer.checks, strict=True)
+        ],
+        update_conflicts=True,
+        unique_fields=["session", "name"],
+        update_fields=_AIOPS_CHECK_UPDATE_FIELDS,
     )
 
 

@@ -8,27 +8,22 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
+from diagnosis.evaluation_layers import self_evaluation_read
 from diagnosis.models import DiagnosisSession, EvidenceRef, ToolInvocation
 from diagnosis.services.ingestion import detect_language, evidence_fingerprint, sha256_text
-from diagnosis.services.merge import VERIFIER_LAYER, migrate_legacy_layout
 from diagnosis.services.producers.types import InvocationData, RefData, SessionData
 
 
-def _previous_verifier_state(self_evaluation: dict[str, Any] | None) -> tuple[int, str]:
+def _previous_verifier_state(self_evaluation: Any) -> tuple[int, str]:
     """(round, evidence fingerprint) of the stored verifier layer; (0, "") when there is none.
 
     A new evidence fingerprint makes the verifier start round `previous_round + 1`; the same
     fingerprint keeps the round, so re-running an evaluation never inflates it.
     """
-    layer = migrate_legacy_layout(self_evaluation).get(VERIFIER_LAYER)
-    if not isinstance(layer, dict):
+    layer = self_evaluation_read(self_evaluation).verifier
+    if layer is None:
         return 0, ""
-    round_ = layer.get("round")
-    fingerprint = layer.get("evidence_fingerprint")
-    return (
-        round_ if isinstance(round_, int) and not isinstance(round_, bool) and round_ > 0 else 0,
-        fingerprint if isinstance(fingerprint, str) else "",
-    )
+    return max(0, layer.round or 0), layer.evidence_fingerprint or ""
 
 
 def session_data_from_models(

@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from diagnosis.constants import Layer
 from diagnosis.serializers import SessionIngestSerializer
+from diagnosis.services.evaluation_config import evaluation_config, evaluation_judge
 from diagnosis.services.evaluation_data import session_data_from_payload
-from diagnosis.services.merge import AIOPS_LAYER, VERIFIER_LAYER
 
 BASELINE_VERSION = 1
 CLAIM_LABELS = ("SUPPORTED", "UNSUPPORTED", "CONTRADICTED", "NO_EVIDENCE")
@@ -91,16 +92,20 @@ def eval_case_run(*, fixture: dict[str, Any], judge: Any = None) -> CaseOutcome:
     if not serializer.is_valid():
         outcome.mismatches.append(f"session payload invalid: {json.dumps(serializer.errors, ensure_ascii=False)}")
         return outcome
-    result = evaluate(session_data_from_payload(data=serializer.validated_data), judge=judge)
+    result = evaluate(
+        session_data_from_payload(data=serializer.validated_data),
+        config=evaluation_config(),
+        judge=judge or evaluation_judge(),
+    )
     if result.errors:
         outcome.mismatches.append(f"producers failed: {result.errors}")
 
     expected = fixture["expected"]
-    verifier = result.layers.get(VERIFIER_LAYER) or {}
+    verifier, aiops = result.layers.get(Layer.VERIFIER), result.layers.get(Layer.AIOPS)
     if "verdict" in expected:
-        outcome.verdict = (expected["verdict"], verifier.get("verdict"))
+        outcome.verdict = (expected["verdict"], verifier.verdict if verifier else None)
     if "aiopsVerdict" in expected:
-        outcome.aiops_verdict = (expected["aiopsVerdict"], (result.layers.get(AIOPS_LAYER) or {}).get("verdict"))
+        outcome.aiops_verdict = (expected["aiopsVerdict"], aiops.verdict if aiops else None)
     for label, pair in (("verdict", outcome.verdict), ("aiopsVerdict", outcome.aiops_verdict)):
         if pair and pair[0] != pair[1]:
             outcome.mismatches.append(f"{label}: expected {pair[0]}, got {pair[1]}")
@@ -115,7 +120,7 @@ def eval_case_run(*, fixture: dict[str, Any], judge: Any = None) -> CaseOutcome:
             outcome.mismatches.append(f"claim {claim_id}: expected {label}, got {got}{why}")
     for claim_id, statuses in (expected.get("gatekeeper") or {}).items():
         claim = actual_claims.get(claim_id)
-        got_statuses = [binding.get("status") for binding in claim.bindings] if claim else []
+        got_statuses = [binding.status for binding in claim.bindings] if claim else []
         for position, status in enumerate(statuses):
             outcome.bindings.append((status, got_statuses[position] if position < len(got_statuses) else None))
         if got_statuses != statuses:

@@ -18,9 +18,10 @@ from django.tasks import TaskResultStatus
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
+from diagnosis.constants import Layer
+from diagnosis.evaluation_layers import LEGACY_SOURCE
 from diagnosis.models import DiagnosisSession, EvaluationState, SessionMode
 from diagnosis.services.evaluation import session_evaluation_record_failure, session_evaluation_request
-from diagnosis.services.merge import AIOPS_LAYER, LEGACY_SOURCE, RULE_LAYER, VERIFIER_LAYER
 
 
 @dataclass(frozen=True)
@@ -121,15 +122,15 @@ def _stale_or_incomplete(limit: int) -> list[int]:
     exactly the ones that apply (pipeline.applicable_layers): one missing, or one left over."""
     verifier_applies = Q(mode=SessionMode.CHAT) | Q(executor_output__isnull=False)
     aiops_applies = Q(mode=SessionMode.AIOPS)
-    # A legacy verifier layer is kept where no producer replaces it (merge.py): it is not a
-    # producer's layer, neither missing nor left over. (`source__isnull` is "no source key".)
-    has_verifier = Q(self_evaluation__has_key=VERIFIER_LAYER) & (
+    # A legacy verifier layer is kept where no producer replaces it (evaluation_layers): it is not
+    # a producer's layer, neither missing nor left over. (`source__isnull` is "no source key".)
+    has_verifier = Q(self_evaluation__has_key=Layer.VERIFIER) & (
         Q(self_evaluation__verifier_evaluation__source__isnull=True)
         | ~Q(self_evaluation__verifier_evaluation__source=LEGACY_SOURCE)
     )
-    has_aiops = Q(self_evaluation__has_key=AIOPS_LAYER)
+    has_aiops = Q(self_evaluation__has_key=Layer.AIOPS)
     missing_layer = (
-        ~Q(self_evaluation__has_key=RULE_LAYER)
+        ~Q(self_evaluation__has_key=Layer.RULE)
         | (verifier_applies & ~has_verifier)
         | (aiops_applies & ~has_aiops)
         | (~verifier_applies & has_verifier)

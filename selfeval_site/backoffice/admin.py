@@ -4,13 +4,9 @@ Sessions are written only by the ingestion API and the evaluation services, so t
 edits one: the change view is the inspector, and every action goes through a service.
 """
 
-import json
-
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.db import connection
-from django.db.models import BooleanField, Q
-from django.db.models.expressions import RawSQL
+from django.db.models import Exists, OuterRef, Q
 from django.http import HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -22,6 +18,8 @@ from cases import services as case_services
 from cases.models import BadCase, BadCaseSource, Case
 from diagnosis.admin import HEAVY_SESSION_FIELDS
 from diagnosis.models import (
+    AiOpsCheck,
+    AiOpsVerdict,
     DiagnosisSession,
 )
 from diagnosis.services import evaluation
@@ -37,13 +35,13 @@ from selfeval_site.backoffice.triage import TRIAGE_CHANGELIST
 
 
 class AiOpsFailedCheckFilter(admin.SimpleListFilter):
-    """Sessions where a named AIOps check failed (the dashboard links here); reads the JSON layer."""
+    """Sessions where a named AIOps check failed (the dashboard links here), from the check rows."""
 
     title = _("failed AIOps check")
     parameter_name = "aiops_failed_check"
 
     def lookups(self, request, model_admin):
-        # Only the chosen check: listing every check name would scan the JSON of every session.
+        # Only the chosen check: the dashboard names the others, with their counts.
         value = self.value()
         return [(value, value)] if value else []
 
@@ -51,23 +49,9 @@ class AiOpsFailedCheckFilter(admin.SimpleListFilter):
         name = self.value()
         if not name:
             return queryset
-        queryset = queryset.filter(aiops_verdict__in=["WARN", "FAIL"])
-        table = DiagnosisSession._meta.db_table
-        if connection.vendor == "postgresql":
-            condition = RawSQL(  # noqa: S611 (constant SQL; the check name is a parameter)
-                f"{table}.self_evaluation -> 'aiops_rule_evaluation' -> 'checks' @> %s::jsonb",
-                [json.dumps([{"check": name, "passed": False}], ensure_ascii=False)],
-                output_field=BooleanField(),
-            )
-        else:
-            condition = RawSQL(  # noqa: S611 (constant SQL; the check name is a parameter)
-                f"EXISTS (SELECT 1 FROM json_each({table}.self_evaluation, '$.aiops_rule_evaluation.checks') c "  # noqa: S608 (our table name)
-                "WHERE c.type = 'object' AND json_extract(c.value, '$.check') = %s "
-                "AND json_type(c.value, '$.passed') = 'false')",
-                [name],
-                output_field=BooleanField(),
-            )
-        return queryset.filter(condition)
+        failed = AiOpsCheck.objects.filter(session=OuterRef("pk"), name=name, passed=False)
+        # A failed check makes the verdict WARN or FAIL: the verdict index narrows the sessions first.
+        return queryset.filter(Exists(failed), aiops_verdict__in=[AiOpsVerdict.WARN, AiOpsVerdict.FAIL])
 
 
 class FixedChoicesFilter(admin.SimpleListFilter):

@@ -1,25 +1,25 @@
 """Reads behind the admin dashboard and the calibration panel; every aggregate runs in SQL.
 
 A date range is [start, end) in the site's time zone. The session aggregates take one pass over
-the range (an index range scan on created_at); the AIOps check counts read only the sessions
-whose AIOps verdict is not PASS, through the (aiops_verdict, created_at) index. Days before
-today are cached for DAY_CACHE_SECONDS, so only today's sessions are read on most requests.
+the range (an index range scan on created_at); the AIOps check counts read the failed check rows
+of the sessions whose AIOps verdict is not PASS, through the (aiops_verdict, created_at) index.
+Days before today are cached for DAY_CACHE_SECONDS, so only today's sessions are read on most
+requests.
 """
 
 import datetime as dt
 from dataclasses import dataclass, field
 
 from django.core.cache import cache
-from django.db import connection
 from django.db.models import Count, Q
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from cases.models import OPEN_BAD_CASE_STATUSES, BadCase, Case, CaseStatus
-from diagnosis.models import AiOpsVerdict, DiagnosisSession, SessionReview
+from diagnosis.models import AiOpsCheck, AiOpsVerdict, DiagnosisSession, SessionReview, VerifierVerdict
 
 SCORE_BUCKETS = [(low, low + 9 if low < 90 else 100) for low in range(0, 100, 10)]
-VERDICTS = ["PASS", "LOW_CONFID", "REJECT", ""]
+VERDICTS = [*VerifierVerdict.values, ""]
 FEEDBACKS = ["useful", "not_useful", ""]
 JUDGEMENTS = ["correct", "partly_correct", "wrong", ""]
 
@@ -147,9 +147,9 @@ def _aggregate_days(date_range: DateRange) -> dict[dt.date, dict]:
             total=Count("created_at"),
             useful=Count("created_at", filter=Q(feedback="useful")),
             not_useful=Count("created_at", filter=Q(feedback="not_useful")),
-            v_pass=Count("created_at", filter=Q(verifier_verdict="PASS")),
-            v_low=Count("created_at", filter=Q(verifier_verdict="LOW_CONFID")),
-            v_reject=Count("created_at", filter=Q(verifier_verdict="REJECT")),
+            v_pass=Count("created_at", filter=Q(verifier_verdict=VerifierVerdict.PASS)),
+            v_low=Count("created_at", filter=Q(verifier_verdict=VerifierVerdict.LOW_CONFID)),
+            v_reject=Count("created_at", filter=Q(verifier_verdict=VerifierVerdict.REJECT)),
             needs_review_count=Count("created_at", filter=Q(needs_review=True)),
             reviewed_count=Count("created_at", filter=Q(reviewed_at__isnull=False)),
             score_missing=Count("created_at", filter=Q(evidence_score__isnull=True)),
@@ -184,6 +184,14 @@ def _day_rows(date_range: DateRange) -> dict[dt.date, dict]:
     return result
 
 
+def _verdicts(counts: dict) -> dict[str, int]:
+    return {
+        VerifierVerdict.PASS: counts["v_pass"],
+        VerifierVerdict.LOW_CONFID: counts["v_low"],
+        VerifierVerdict.REJECT: counts["v_reject"],
+    }
+
+
 def dashboard_get(*, date_range: DateRange) -> Dashboard:
     by_day = _day_rows(date_range)
     days: list[DaySummary] = []
@@ -198,14 +206,14 @@ def dashboard_get(*, date_range: DateRange) -> Dashboard:
                 total=row["total"],
                 useful=row["useful"],
                 not_useful=row["not_useful"],
-                verdicts={"PASS": row["v_pass"], "LOW_CONFID": row["v_low"], "REJECT": row["v_reject"]},
+                verdicts=_verdicts(row),
             )
         )
         for key in _COUNT_KEYS:
             totals[key] += row[key]
         for name, count in row["aiops"].items():
             aiops[name] = aiops.get(name, 0) + count
-    verdicts = {"PASS": totals["v_pass"], "LOW_CONFID": totals["v_low"], "REJECT": totals["v_reject"]}
+    verdicts = _verdicts(totals)
     verdicts[""] = totals["total"] - sum(verdicts.values())
     return Dashboard(
         range=date_range,
@@ -225,45 +233,23 @@ def dashboard_get(*, date_range: DateRange) -> Dashboard:
 
 
 def _aiops_check_failures_by_day(date_range: DateRange) -> list[tuple[dt.date, str, int]]:
-    """(day, check name, sessions where it failed) in the range.
+    """(day, check name, sessions where it failed) in the range, from the AIOps check rows.
 
-    The checks live only in the JSON layer, so this unnests them in SQL (jsonb on PostgreSQL,
-    json_each on SQLite). A failed check makes the AIOps verdict WARN or FAIL, so only those
-    sessions are read.
+    A failed check makes the AIOps verdict WARN or FAIL, so only those sessions are read.
     """
-    table = DiagnosisSession._meta.db_table
-    zone = timezone.get_current_timezone_name()
-    params = [date_range.start_at, date_range.end_before, AiOpsVerdict.WARN, AiOpsVerdict.FAIL]
-    if connection.vendor == "postgresql":
-        sql = f"""
-            SELECT (s.created_at AT TIME ZONE %s)::date AS day, elem->>'check' AS name, COUNT(*)
-            FROM {table} s,
-                 jsonb_array_elements(
-                     CASE WHEN jsonb_typeof(s.self_evaluation->'aiops_rule_evaluation'->'checks') = 'array'
-                          THEN s.self_evaluation->'aiops_rule_evaluation'->'checks' ELSE '[]'::jsonb END) elem
-            WHERE s.created_at >= %s AND s.created_at < %s AND s.aiops_verdict IN (%s, %s)
-              AND jsonb_typeof(elem) = 'object' AND elem->'passed' = 'false'::jsonb
-            GROUP BY 1, 2
-        """  # noqa: S608 (the table name is ours; values are parameters)
-        params = [zone, *params]
-    else:
-        # SQLite stores UTC; the site's zone is UTC in every SQLite setup we ship (tests, demo).
-        sql = f"""
-            SELECT date(s.created_at) AS day, json_extract(elem.value, '$.check') AS name, COUNT(*)
-            FROM {table} s, json_each(s.self_evaluation, '$.aiops_rule_evaluation.checks') elem
-            WHERE s.created_at >= %s AND s.created_at < %s AND s.aiops_verdict IN (%s, %s)
-              AND json_valid(s.self_evaluation)
-              AND json_type(s.self_evaluation, '$.aiops_rule_evaluation.checks') = 'array'
-              AND elem.type = 'object' AND json_type(elem.value, '$.passed') = 'false'
-            GROUP BY 1, 2
-        """  # noqa: S608
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
-    return [
-        (day if isinstance(day, dt.date) else dt.date.fromisoformat(str(day)), str(name or "?"), count)
-        for day, name, count in rows
-    ]
+    rows = (
+        AiOpsCheck.objects.filter(
+            passed=False,
+            session__created_at__gte=date_range.start_at,
+            session__created_at__lt=date_range.end_before,
+            session__aiops_verdict__in=[AiOpsVerdict.WARN, AiOpsVerdict.FAIL],
+        )
+        .annotate(day=TruncDate("session__created_at"))
+        .order_by()
+        .values_list("day", "name")
+        .annotate(sessions=Count("pk"))
+    )
+    return list(rows)
 
 
 @dataclass

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from diagnosis.models import NO_EVIDENCE_REF
+from diagnosis.constants import NO_EVIDENCE_REF
 from selfeval_site.demo.catalogue import TOPICS, UNRELATED_ALERTS, UNRELATED_DIAGNOSIS, Topic, TopicText
 
 

@@ -9,6 +9,13 @@ import random
 from datetime import datetime, timedelta
 from typing import Any
 
+from diagnosis.constants import Layer
+from diagnosis.evaluation_layers import (
+    AiOpsRuleEvaluation,
+    LayerValue,
+    VerifierEvaluation,
+    self_evaluation_write,
+)
 from diagnosis.models import EvaluationState, FailureAttribution
 from diagnosis.services.evaluation_data import session_data_from_payload
 from diagnosis.services.producers.rules import rule_evaluation
@@ -61,8 +68,7 @@ def plausible_evaluation(demo: DemoSession, *, now: datetime) -> dict[str, Any]:
     rng = random.Random(f"selfeval-demo-eval:{demo.session_id}")
     payload = demo.payload
     rule = rule_evaluation(session=session_data_from_payload(data=payload))
-    score = rule["evidence_score"]
-    container: dict[str, Any] = {"rule_evaluation": rule}
+    layers: dict[Layer, LayerValue] = {Layer.RULE: rule}
     verdict = aiops = ""
     groundedness = None
     finished = payload["status"] == "SUCCEEDED"
@@ -75,27 +81,25 @@ def plausible_evaluation(demo: DemoSession, *, now: datetime) -> dict[str, Any]:
         if verdict:
             low, high = _GROUNDEDNESS[verdict]
             groundedness = round(rng.uniform(low, high), 2)
-            container["verifier_evaluation"] = {
-                "verdict": verdict,
-                "groundedness_score": groundedness,
-                "round": 1,
-                "traceability_version": "v1",
-                "rationale": "demo data (bulk mode): verdict set by the generator, not by a judge",
-            }
+            layers[Layer.VERIFIER] = VerifierEvaluation(
+                verdict=verdict,
+                groundedness_score=groundedness,
+                round=1,
+                traceability_version="v1",
+                rationale="demo data (bulk mode): verdict set by the generator, not by a judge",
+            )
     if payload["mode"] == "aiops":
         aiops = _AIOPS.get(demo.scenario, "")
         if aiops:
-            container["aiops_rule_evaluation"] = {"verdict": aiops, "checks": []}
+            layers[Layer.AIOPS] = AiOpsRuleEvaluation(verdict=aiops)
     attribution = (
         _ATTRIBUTION.get(demo.scenario, FailureAttribution.NONE) if verdict in {"LOW_CONFID", "REJECT"} else ""
     )
     created = datetime.fromisoformat(payload["createdAt"].replace("Z", "+00:00"))
+    evaluation = self_evaluation_write({}, layers)
     return {
-        "self_evaluation": container,
-        "evidence_score": score,
-        "verifier_verdict": verdict,
-        "groundedness_score": groundedness,
-        "aiops_verdict": aiops,
+        "self_evaluation": evaluation.container,
+        **evaluation.mirrored_columns(),
         "failure_attribution": attribution or (FailureAttribution.NONE if verdict == "PASS" else ""),
         "feedback": demo.feedback,
         "evaluation_state": EvaluationState.DONE,

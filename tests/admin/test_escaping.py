@@ -134,3 +134,11 @@ def test_inspector_survives_broken_layers(reviewer_client, project):
 
     assert response.status_code == 200
     assert "rule_evaluation" in response.content.decode()
+
+
+def test_highlight_marks_what_the_gatekeeper_matched_across_cjk_spacing_and_width():
+    html, found = highlight_excerpt("数据库 连接池 耗尽，ＨＴＴＰ ５０３", "连接池耗尽")
+    assert found and str(html) == "数据库 <mark>连接池 耗尽</mark>，ＨＴＴＰ ５０３"
+
+    html, found = highlight_excerpt("数据库 连接池 耗尽，ＨＴＴＰ ５０３", "http 503")
+    assert found and str(html) == "数据库 连接池 耗尽，<mark>ＨＴＴＰ ５０３</mark>"

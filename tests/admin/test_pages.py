@@ -206,8 +206,21 @@ def test_inspector_names_only_layers_the_pipeline_runs_as_missing(reviewer_clien
 
 
 def test_inspector_shows_whole_number_facts_without_a_decimal_point():
-    from selfeval_site.backoffice.inspector import _facts
+    from diagnosis.evaluation_layers import FactCheck
+    from selfeval_site.backoffice.inspector import fact_label
 
-    facts = _facts([{"kind": "quantity", "value": 96.0, "status": "MISMATCH"}, {"value": 0.5}])
+    facts = [FactCheck(kind="quantity", value=96.0, text="96.0%"), FactCheck(kind="quantity", value=0.5)]
 
-    assert [fact.text for fact in facts] == ["96", "0.5"]
+    assert [fact_label(fact) for fact in facts] == ["96", "0.5"]
+
+
+def test_inspector_names_an_unreadable_layer_with_its_error(reviewer_client, project):
+    session = evaluated_session(project, "s-broken-aiops")
+    broken = {**session.self_evaluation, "aiops_rule_evaluation": {"verdict": "FAIL", "checks": "nope"}}
+    type(session).objects.filter(pk=session.pk).update(self_evaluation=broken)
+
+    html = reviewer_client.get(reverse("admin:diagnosis_diagnosissession_change", args=[session.pk])).content.decode()
+
+    assert "Unreadable layer aiops_rule_evaluation" in html and "$.checks" in html
+    assert "Missing layers" not in html
+    assert "se-claim-supported" in html  # the readable layers are still shown

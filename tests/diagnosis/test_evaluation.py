@@ -9,13 +9,14 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from cases.models import BadCase, BadCaseStatus
+from diagnosis.constants import Layer
+from diagnosis.evaluation_layers import self_evaluation_read
 from diagnosis.models import ClaimCheck, ClaimCheckRef, DiagnosisSession, EvidenceRef
 from diagnosis.serializers import SessionIngestSerializer
 from diagnosis.services import evaluation
 from diagnosis.services.evaluation import MISSING, STALE, session_evaluate, session_evaluation_run
 from diagnosis.services.evaluation_data import session_data_from_models, session_data_from_payload
-from diagnosis.services.merge import AIOPS_LAYER, RULE_LAYER, VERIFIER_LAYER, mirrored_columns
-from diagnosis.services.producers.pipeline import evaluate
+from diagnosis.services.producers import pipeline
 from tests.factories import aiops_payload, chat_payload, session_ingest, session_ingest_evaluated, with_invocations
 
 pytestmark = pytest.mark.django_db
@@ -61,12 +62,13 @@ def test_chat_session_gets_rule_and_verifier_layers_and_mirrors(project):
 
     session.refresh_from_db()
     assert state == "DONE" == session.evaluation_state
-    assert {RULE_LAYER, VERIFIER_LAYER} <= set(session.self_evaluation)
-    assert AIOPS_LAYER not in session.self_evaluation
-    assert session.self_evaluation[RULE_LAYER]["source"] == "rule"
-    assert session.self_evaluation[RULE_LAYER]["evidence_score"] == 65  # +30 success, +35 L0
-    assert session.self_evaluation[VERIFIER_LAYER]["verdict"] == "PASS"
-    assert {name: getattr(session, name) for name in mirrored_columns({})} == mirrored_columns(session.self_evaluation)
+    assert {Layer.RULE, Layer.VERIFIER} <= set(session.self_evaluation)
+    assert Layer.AIOPS not in session.self_evaluation
+    assert session.self_evaluation[Layer.RULE]["source"] == "rule"
+    assert session.self_evaluation[Layer.RULE]["evidence_score"] == 65  # +30 success, +35 L0
+    assert session.self_evaluation[Layer.VERIFIER]["verdict"] == "PASS"
+    mirrored = self_evaluation_read(session.self_evaluation).mirrored_columns()
+    assert {name: getattr(session, name) for name in mirrored} == mirrored
     assert session.evaluated_at is not None and session.evaluation_error == ""
     assert session.failure_attribution == "NONE"
 
@@ -77,8 +79,8 @@ def test_aiops_session_gets_rule_and_aiops_layers(project):
     session_evaluate(session_pk=session.pk)
 
     session.refresh_from_db()
-    assert {RULE_LAYER, AIOPS_LAYER} <= set(session.self_evaluation)
-    assert session.aiops_verdict == session.self_evaluation[AIOPS_LAYER]["verdict"] != ""
+    assert {Layer.RULE, Layer.AIOPS} <= set(session.self_evaluation)
+    assert session.aiops_verdict == session.self_evaluation[Layer.AIOPS]["verdict"] != ""
     assert session.evaluation_state == "DONE"
 
 
@@ -88,7 +90,7 @@ def test_layers_that_no_longer_apply_are_removed_with_their_mirrors(project):
     session = session_ingest(project, with_claims)
     session_evaluate(session_pk=session.pk)
     session.refresh_from_db()
-    assert {RULE_LAYER, VERIFIER_LAYER, AIOPS_LAYER} <= set(session.self_evaluation)
+    assert {Layer.RULE, Layer.VERIFIER, Layer.AIOPS} <= set(session.self_evaluation)
     assert session.verifier_verdict != "" and session.groundedness_score is not None
     first_rows = list(ClaimCheck.objects.filter(session=session).values_list("round", "claim_id", "verdict"))
     assert first_rows and {row[0] for row in first_rows} == {1}
@@ -99,9 +101,10 @@ def test_layers_that_no_longer_apply_are_removed_with_their_mirrors(project):
     session_ingest(project, without)
     session_evaluate(session_pk=session.pk)
     session.refresh_from_db()
-    assert set(session.self_evaluation) == {RULE_LAYER, AIOPS_LAYER}
+    assert set(session.self_evaluation) == {Layer.RULE, Layer.AIOPS}
     assert (session.verifier_verdict, session.groundedness_score) == ("", None)
-    assert {name: getattr(session, name) for name in mirrored_columns({})} == mirrored_columns(session.self_evaluation)
+    mirrored = self_evaluation_read(session.self_evaluation).mirrored_columns()
+    assert {name: getattr(session, name) for name in mirrored} == mirrored
     # The claim checks of round 1 are history and stay.
     assert list(ClaimCheck.objects.filter(session=session).values_list("round", "claim_id", "verdict")) == first_rows
 
@@ -109,7 +112,7 @@ def test_layers_that_no_longer_apply_are_removed_with_their_mirrors(project):
     session_ingest(project, with_claims)
     session_evaluate(session_pk=session.pk)
     session.refresh_from_db()
-    assert session.self_evaluation[VERIFIER_LAYER]["round"] == 2
+    assert session.self_evaluation[Layer.VERIFIER]["round"] == 2
     assert sorted({row[0] for row in ClaimCheck.objects.filter(session=session).values_list("round")}) == [1, 2]
 
 
@@ -117,13 +120,13 @@ def test_mode_change_swaps_the_mode_layers(project):
     session = session_ingest(project, aiops_payload(sessionId="s-mode"))
     session_evaluate(session_pk=session.pk)
     session.refresh_from_db()
-    assert AIOPS_LAYER in session.self_evaluation and session.aiops_verdict != ""
+    assert Layer.AIOPS in session.self_evaluation and session.aiops_verdict != ""
 
     session_ingest(project, chat_payload(sessionId="s-mode"))
     session_evaluate(session_pk=session.pk)
 
     session.refresh_from_db()
-    assert set(session.self_evaluation) == {RULE_LAYER, VERIFIER_LAYER}
+    assert set(session.self_evaluation) == {Layer.RULE, Layer.VERIFIER}
     assert session.aiops_verdict == ""
 
 
@@ -132,7 +135,7 @@ def test_failed_producer_keeps_an_applicable_layer_but_inapplicable_ones_go(proj
         project, aiops_payload(sessionId="s-mixed", executorOutput=chat_payload()["executorOutput"])
     )
     session_evaluate(session_pk=session.pk)
-    before = DiagnosisSession.objects.get(pk=session.pk).self_evaluation[AIOPS_LAYER]
+    before = DiagnosisSession.objects.get(pk=session.pk).self_evaluation[Layer.AIOPS]
 
     def broken(**kwargs):
         raise RuntimeError("aiops producer down")
@@ -143,8 +146,8 @@ def test_failed_producer_keeps_an_applicable_layer_but_inapplicable_ones_go(proj
     assert session_evaluate(session_pk=session.pk) == "PARTIAL"
 
     session.refresh_from_db()
-    assert session.self_evaluation[AIOPS_LAYER] == before  # applicable, producer failed: kept
-    assert VERIFIER_LAYER not in session.self_evaluation  # no longer applicable: removed
+    assert session.self_evaluation[Layer.AIOPS] == before  # applicable, producer failed: kept
+    assert Layer.VERIFIER not in session.self_evaluation  # no longer applicable: removed
 
 
 def test_claim_checks_are_stored_with_their_checked_refs(project):
@@ -197,7 +200,7 @@ def test_new_evidence_starts_a_new_round_and_keeps_the_old_rows(project):
     session_evaluate(session_pk=session.pk)
 
     session.refresh_from_db()
-    assert session.self_evaluation[VERIFIER_LAYER]["round"] == 2
+    assert session.self_evaluation[Layer.VERIFIER]["round"] == 2
     assert list(ClaimCheck.objects.filter(session=session).values_list("round", "claim_id")) == [(1, "c1"), (2, "c1")]
     # Round 1's link went with the replaced ref; round 2 links the new one.
     assert list(ClaimCheckRef.objects.values_list("evidence_ref__content", flat=True)) == [
@@ -246,11 +249,11 @@ def test_failed_producer_gives_partial_and_keeps_the_previous_layer(project, mon
     session = session_ingest(project, chat_payload())
     session_evaluate(session_pk=session.pk)
     session.refresh_from_db()
-    previous_verifier = session.self_evaluation[VERIFIER_LAYER]
+    previous_verifier = session.self_evaluation[Layer.VERIFIER]
 
-    def verifier_crashes(data, *, judge=None):
-        result = evaluate(data, judge=judge)
-        del result.layers[VERIFIER_LAYER]
+    def verifier_crashes(data, **kwargs):
+        result = pipeline.evaluate(data, **kwargs)
+        del result.layers[Layer.VERIFIER]
         result.errors["verifier"] = "judge endpoint timed out"
         return result
 
@@ -260,8 +263,8 @@ def test_failed_producer_gives_partial_and_keeps_the_previous_layer(project, mon
     session.refresh_from_db()
     assert state == "PARTIAL" == session.evaluation_state
     assert session.evaluation_error == "verifier: judge endpoint timed out"
-    assert session.self_evaluation[VERIFIER_LAYER] == previous_verifier
-    assert session.self_evaluation[RULE_LAYER]["evidence_score"] == 65
+    assert session.self_evaluation[Layer.VERIFIER] == previous_verifier
+    assert session.self_evaluation[Layer.RULE]["evidence_score"] == 65
     assert session.needs_review
 
 
@@ -271,15 +274,15 @@ def test_running_session_is_evaluated_on_what_it_holds(project):
     assert session_evaluate(session_pk=session.pk) == "DONE"
 
     session.refresh_from_db()
-    assert session.self_evaluation[RULE_LAYER]["evidence_score"] == 65
+    assert session.self_evaluation[Layer.RULE]["evidence_score"] == 65
 
 
 def test_session_changed_during_evaluation_is_not_overwritten(project, monkeypatch):
     session = session_ingest(project, chat_payload())
 
-    def reingested_meanwhile(data, *, judge=None):
+    def reingested_meanwhile(data, **kwargs):
         DiagnosisSession.objects.filter(pk=session.pk).update(updated_at=timezone.now() + timedelta(seconds=1))
-        return evaluate(data, judge=judge)
+        return pipeline.evaluate(data, **kwargs)
 
     monkeypatch.setattr(evaluation, "evaluate", reingested_meanwhile)
 
@@ -397,8 +400,8 @@ def test_legacy_verifier_layer_no_producer_replaces_survives_marked_legacy(proje
     # An AIOps report without executor output gets no verifier producer: its legacy layer stays.
     session = session_ingest_evaluated(project, aiops_payload(selfEvaluation=LEGACY_SELF_EVALUATION))
 
-    assert session.self_evaluation[VERIFIER_LAYER] == {"verdict": "PASS", "groundedness_score": 0.9, "source": "legacy"}
-    assert session.self_evaluation[RULE_LAYER]["source"] == "rule"  # replaced by its producer
+    assert session.self_evaluation[Layer.VERIFIER] == {"verdict": "PASS", "groundedness_score": 0.9, "source": "legacy"}
+    assert session.self_evaluation[Layer.RULE]["source"] == "rule"  # replaced by its producer
     # The agent's own verdict is history, not the verifier's: it fills no verdict column and
     # opens no verifier bad case.
     assert (session.verifier_verdict, session.groundedness_score) == ("", None)
@@ -410,7 +413,7 @@ def test_legacy_verifier_layer_is_replaced_once_the_verifier_applies(project):
         project, chat_payload(selfEvaluation={"verdict": "REJECT", "groundedness_score": 0.1})
     )
 
-    layer = session.self_evaluation[VERIFIER_LAYER]
+    layer = session.self_evaluation[Layer.VERIFIER]
     assert (layer["verdict"], layer["round"]) == ("PASS", 1) and "source" not in layer
     assert session.verifier_verdict == "PASS"
 
@@ -421,7 +424,7 @@ def test_a_failed_call_reporting_an_l0_hit_earns_no_hit_bonus(project):
     payload["toolInvocations"][0].update(status="FAILED", error="knowledge base timeout")
     session = session_ingest_evaluated(project, payload)
 
-    rule = session.self_evaluation[RULE_LAYER]
+    rule = session.self_evaluation[Layer.RULE]
     assert [f["rule"] for f in rule["factors"]] == ["retrieval_no_hit", "all_tool_calls_failed"]
     assert session.evidence_score == rule["evidence_score"] == 0
-    assert session.self_evaluation[VERIFIER_LAYER]["claim_checks"][0]["bindings"] == ["REF_FROM_FAILED_CALL"]
+    assert session.self_evaluation[Layer.VERIFIER]["claim_checks"][0]["bindings"] == ["REF_FROM_FAILED_CALL"]

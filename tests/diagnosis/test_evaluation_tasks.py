@@ -5,6 +5,7 @@ from django.test import override_settings
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
+from diagnosis.constants import Layer
 from diagnosis.models import DiagnosisSession
 from diagnosis.services import evaluation
 from diagnosis.services.evaluation import (
@@ -14,7 +15,6 @@ from diagnosis.services.evaluation import (
     session_evaluation_request,
     session_evaluation_run,
 )
-from diagnosis.services.merge import RULE_LAYER, VERIFIER_LAYER
 from diagnosis.tasks import evaluate_session
 from tests.factories import chat_payload, session_ingest
 
@@ -31,11 +31,11 @@ class Flaky:
         self.calls = 0
         self.real = evaluation.evaluate
 
-    def __call__(self, data, *, judge=None):
+    def __call__(self, data, **kwargs):
         self.calls += 1
         if self.calls <= self.failures:
             raise ConnectionError(f"judge unreachable (call {self.calls})")
-        return self.real(data, judge=judge)
+        return self.real(data, **kwargs)
 
 
 @pytest.fixture
@@ -81,7 +81,7 @@ def test_persistent_failure_ends_failed_and_keeps_the_layers(evaluated_session, 
     assert (evaluated_session.evaluation_state, evaluated_session.evaluation_attempts) == ("FAILED", 3)
     assert evaluated_session.evaluation_error == "attempt 3/3: ConnectionError: judge unreachable (call 3)"
     assert evaluated_session.self_evaluation == layers_before
-    assert {RULE_LAYER, VERIFIER_LAYER} <= set(evaluated_session.self_evaluation)
+    assert {Layer.RULE, Layer.VERIFIER} <= set(evaluated_session.self_evaluation)
     assert evaluated_session.needs_review  # visible in the admin's triage queue
 
 

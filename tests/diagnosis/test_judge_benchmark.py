@@ -115,5 +115,5 @@ def test_an_llm_judge_without_endpoint_is_a_clear_error(tmp_path, settings):
     path = tmp_path / "pairs.jsonl"
     path.write_text(pair("a", "a", "SUPPORTED") + "\n", encoding="utf-8")
 
-    with pytest.raises(CommandError, match="needs a base URL"):
+    with pytest.raises(CommandError, match="needs SELFEVAL_LLM_BASE_URL"):
         benchmark(str(path), "--judge", "cascade")

@@ -5,16 +5,20 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from diagnosis.models import DiagnosisSession
-from diagnosis.services.merge import (
-    AIOPS_LAYER,
-    RULE_LAYER,
-    VERIFIER_LAYER,
-    migrate_legacy_layout,
-    mirrored_columns,
-    self_evaluation_merge,
+from diagnosis.constants import AiOpsVerdict, Layer, VerifierVerdict
+from diagnosis.evaluation_layers import (
+    AiOpsCheckEntry,
+    AiOpsRuleEvaluation,
+    RuleEvaluation,
+    VerifierEvaluation,
+    layer_json,
+    self_evaluation_read,
 )
+from diagnosis.models import DiagnosisSession
+from diagnosis.services.merge import self_evaluation_merge
 from tests.factories import chat_payload
+
+AIOPS_WARN = AiOpsRuleEvaluation(verdict=AiOpsVerdict.WARN)
 
 MIRRORED = ("evidence_score", "verifier_verdict", "groundedness_score", "aiops_verdict")
 
@@ -33,72 +37,24 @@ def make_session(project, session_id="s-merge", **fields) -> DiagnosisSession:
 
 def assert_mirrors_in_sync(session: DiagnosisSession) -> None:
     session.refresh_from_db()
-    expected = mirrored_columns(session.self_evaluation)
+    expected = self_evaluation_read(session.self_evaluation).mirrored_columns()
     assert {name: getattr(session, name) for name in MIRRORED} == expected
 
 
-# --- legacy layout ----------------------------------------------------------------------------
-
-
-def test_legacy_root_keys_are_wrapped_into_their_layers():
-    layered = migrate_legacy_layout({"evidence_score": 65, "verdict": "PASS", "groundedness_score": 0.8})
-
-    assert layered == {
-        RULE_LAYER: {"evidence_score": 65, "source": "legacy"},
-        VERIFIER_LAYER: {"verdict": "PASS", "groundedness_score": 0.8, "source": "legacy"},
-    }
-
-
-def test_value_inside_the_layer_wins_over_legacy_root_value():
-    layered = migrate_legacy_layout(
-        {"evidence_score": 10, RULE_LAYER: {"evidence_score": 65, "source": "rule", "factors": []}}
-    )
-
-    assert layered[RULE_LAYER] == {"evidence_score": 65, "source": "rule", "factors": []}
-    assert "evidence_score" not in layered
-
-
-def test_an_already_layered_value_is_not_labelled_legacy():
-    layered = migrate_legacy_layout({"evidence_score": 40, RULE_LAYER: {"evidence_score": 70}})
-
-    assert layered == {RULE_LAYER: {"evidence_score": 70}}
-
-
-def test_a_legacy_root_value_fills_only_what_the_layer_lacks():
-    layered = migrate_legacy_layout(
-        {"verdict": "REJECT", "groundedness_score": 0.2, VERIFIER_LAYER: {"verdict": "PASS"}}
-    )
-
-    assert layered == {VERIFIER_LAYER: {"verdict": "PASS", "groundedness_score": 0.2}}
-
-
-def test_unknown_root_keys_are_kept_and_input_is_not_mutated():
-    legacy = {"verdict": "REJECT", "agent_note": "kept"}
-
-    layered = migrate_legacy_layout(legacy)
-
-    assert layered == {"agent_note": "kept", VERIFIER_LAYER: {"verdict": "REJECT", "source": "legacy"}}
-    assert legacy == {"verdict": "REJECT", "agent_note": "kept"}
-
-
-@pytest.mark.parametrize("empty", [None, {}])
-def test_empty_container_stays_empty(empty):
-    assert migrate_legacy_layout(empty) == {}
+# --- legacy layout (the reader's own tests are in test_evaluation_layers.py) -------------------
 
 
 @pytest.mark.django_db
 def test_merge_migrates_stored_legacy_json_and_keeps_other_layers(project):
     session = make_session(project, self_evaluation={"evidence_score": 40, "verdict": "LOW_CONFID"})
 
-    self_evaluation_merge(
-        session_pk=session.pk, layers={AIOPS_LAYER: {"verdict": "WARN", "checks": []}}, extra_fields=None
-    )
+    self_evaluation_merge(session_pk=session.pk, layers={Layer.AIOPS: AIOPS_WARN}, extra_fields=None)
 
     session.refresh_from_db()
     assert session.self_evaluation == {
-        RULE_LAYER: {"evidence_score": 40, "source": "legacy"},
-        VERIFIER_LAYER: {"verdict": "LOW_CONFID", "source": "legacy"},
-        AIOPS_LAYER: {"verdict": "WARN", "checks": []},
+        Layer.RULE: {"evidence_score": 40, "source": "legacy"},
+        Layer.VERIFIER: {"verdict": "LOW_CONFID", "source": "legacy"},
+        Layer.AIOPS: {"verdict": "WARN", "checks": [], "failed_checks": []},
     }
     # Legacy layers are the agent's history: only the producer's layer fills a column.
     assert (session.evidence_score, session.verifier_verdict, session.aiops_verdict) == (None, "", "WARN")
@@ -113,8 +69,8 @@ def test_ingested_legacy_json_is_layered_and_mirrored(api):
 
     assert response.status_code == 201, response.content
     session = DiagnosisSession.objects.get()
-    assert session.self_evaluation[RULE_LAYER] == {"evidence_score": 65, "source": "legacy"}
-    assert session.self_evaluation[VERIFIER_LAYER] == {"verdict": "PASS", "groundedness_score": 0.8, "source": "legacy"}
+    assert session.self_evaluation[Layer.RULE] == {"evidence_score": 65, "source": "legacy"}
+    assert session.self_evaluation[Layer.VERIFIER] == {"verdict": "PASS", "groundedness_score": 0.8, "source": "legacy"}
     # The agent's own verdict is not SelfEval's: no verdict, score or groundedness column shows it.
     assert (session.evidence_score, session.verifier_verdict, session.groundedness_score) == (None, "", None)
 
@@ -125,15 +81,16 @@ def test_ingested_legacy_json_is_layered_and_mirrored(api):
 @pytest.mark.django_db
 def test_merge_replaces_only_the_given_layer(project):
     session = make_session(project)
-    self_evaluation_merge(session_pk=session.pk, layers={RULE_LAYER: {"evidence_score": 65, "source": "rule"}})
-    self_evaluation_merge(session_pk=session.pk, layers={VERIFIER_LAYER: {"verdict": "PASS", "round": 1}})
+    verifier = VerifierEvaluation(verdict=VerifierVerdict.PASS, round=1)
+    self_evaluation_merge(session_pk=session.pk, layers={Layer.RULE: RuleEvaluation(evidence_score=65, source="rule")})
+    self_evaluation_merge(session_pk=session.pk, layers={Layer.VERIFIER: verifier})
 
-    self_evaluation_merge(session_pk=session.pk, layers={RULE_LAYER: {"evidence_score": 30, "source": "rule"}})
+    self_evaluation_merge(session_pk=session.pk, layers={Layer.RULE: RuleEvaluation(evidence_score=30, source="rule")})
 
     session.refresh_from_db()
     assert session.self_evaluation == {
-        RULE_LAYER: {"evidence_score": 30, "source": "rule"},
-        VERIFIER_LAYER: {"verdict": "PASS", "round": 1},
+        Layer.RULE: layer_json(RuleEvaluation(evidence_score=30, source="rule")),
+        Layer.VERIFIER: layer_json(verifier),
     }
     assert_mirrors_in_sync(session)
 
@@ -142,15 +99,16 @@ def test_merge_replaces_only_the_given_layer(project):
 @pytest.mark.parametrize(
     ("layers", "expected"),
     [
-        ({RULE_LAYER: {"evidence_score": 250}}, {"evidence_score": 100}),
-        ({RULE_LAYER: {"evidence_score": -5}}, {"evidence_score": 0}),
-        ({RULE_LAYER: {"evidence_score": "high"}}, {"evidence_score": None}),
-        ({VERIFIER_LAYER: {"verdict": "MAYBE", "groundedness_score": 0.5}}, {"verifier_verdict": ""}),
-        ({AIOPS_LAYER: {"verdict": "PASS"}}, {"aiops_verdict": "PASS"}),
-        ({AIOPS_LAYER: {"verdict": "OK"}}, {"aiops_verdict": ""}),
+        ({Layer.RULE: RuleEvaluation(evidence_score=250)}, {"evidence_score": 100}),
+        ({Layer.RULE: RuleEvaluation(evidence_score=-5)}, {"evidence_score": 0}),
+        (
+            {Layer.VERIFIER: VerifierEvaluation(verdict=VerifierVerdict.REJECT, groundedness_score=0.2)},
+            {"verifier_verdict": "REJECT", "groundedness_score": 0.2},
+        ),
+        ({Layer.AIOPS: AiOpsRuleEvaluation(verdict=AiOpsVerdict.PASS)}, {"aiops_verdict": "PASS"}),
     ],
 )
-def test_mirrored_columns_follow_the_layers_and_refuse_invalid_values(project, layers, expected):
+def test_mirrored_columns_follow_the_layers(project, layers, expected):
     session = make_session(project)
 
     self_evaluation_merge(session_pk=session.pk, layers=layers)
@@ -163,15 +121,17 @@ def test_mirrored_columns_follow_the_layers_and_refuse_invalid_values(project, l
 
 @pytest.mark.django_db
 def test_unknown_layer_is_refused_and_nothing_is_written(project):
-    session = make_session(project, self_evaluation={RULE_LAYER: {"evidence_score": 30}}, evidence_score=30)
+    session = make_session(project, self_evaluation={Layer.RULE: {"evidence_score": 30}}, evidence_score=30)
 
     with pytest.raises(ValueError, match="unknown self_evaluation layers"):
         self_evaluation_merge(
-            session_pk=session.pk, layers={RULE_LAYER: {"evidence_score": 90}, "my_layer": {}}, extra_fields=None
+            session_pk=session.pk,
+            layers={Layer.RULE: RuleEvaluation(evidence_score=90), "my_layer": RuleEvaluation()},
+            extra_fields=None,
         )
 
     session.refresh_from_db()
-    assert session.self_evaluation == {RULE_LAYER: {"evidence_score": 30}}
+    assert session.self_evaluation == {Layer.RULE: {"evidence_score": 30}}
     assert session.evidence_score == 30
 
 
@@ -180,9 +140,9 @@ def test_none_removes_a_layer_and_clears_its_mirrored_columns(project):
     session = make_session(
         project,
         self_evaluation={
-            RULE_LAYER: {"evidence_score": 65},
-            VERIFIER_LAYER: {"verdict": "REJECT", "groundedness_score": 0.2},
-            AIOPS_LAYER: {"verdict": "FAIL"},
+            Layer.RULE: {"evidence_score": 65},
+            Layer.VERIFIER: {"verdict": "REJECT", "groundedness_score": 0.2},
+            Layer.AIOPS: {"verdict": "FAIL"},
         },
         evidence_score=65,
         verifier_verdict="REJECT",
@@ -190,10 +150,11 @@ def test_none_removes_a_layer_and_clears_its_mirrored_columns(project):
         aiops_verdict="FAIL",
     )
 
-    self_evaluation_merge(session_pk=session.pk, layers={VERIFIER_LAYER: None, AIOPS_LAYER: {"verdict": "PASS"}})
+    passed = AiOpsRuleEvaluation(verdict=AiOpsVerdict.PASS)
+    self_evaluation_merge(session_pk=session.pk, layers={Layer.VERIFIER: None, Layer.AIOPS: passed})
 
     session.refresh_from_db()
-    assert session.self_evaluation == {RULE_LAYER: {"evidence_score": 65}, AIOPS_LAYER: {"verdict": "PASS"}}
+    assert session.self_evaluation == {Layer.RULE: {"evidence_score": 65}, Layer.AIOPS: layer_json(passed)}
     assert (session.verifier_verdict, session.groundedness_score, session.aiops_verdict) == ("", None, "PASS")
     assert_mirrors_in_sync(session)
 
@@ -203,25 +164,26 @@ def test_removing_an_absent_layer_or_a_legacy_one(project):
     # The legacy root "verdict" belongs to the verifier layer, which no producer replaced: it stays.
     session = make_session(project, self_evaluation={"evidence_score": 40, "verdict": "PASS"})
 
-    self_evaluation_merge(session_pk=session.pk, layers={VERIFIER_LAYER: None, AIOPS_LAYER: None})
+    self_evaluation_merge(session_pk=session.pk, layers={Layer.VERIFIER: None, Layer.AIOPS: None})
 
     session.refresh_from_db()
     assert session.self_evaluation == {
-        RULE_LAYER: {"evidence_score": 40, "source": "legacy"},
-        VERIFIER_LAYER: {"verdict": "PASS", "source": "legacy"},
+        Layer.RULE: {"evidence_score": 40, "source": "legacy"},
+        Layer.VERIFIER: {"verdict": "PASS", "source": "legacy"},
     }
     assert_mirrors_in_sync(session)
 
 
 @pytest.mark.django_db
-def test_a_layer_that_is_neither_dict_nor_none_is_refused(project):
-    session = make_session(project, self_evaluation={RULE_LAYER: {"evidence_score": 30}}, evidence_score=30)
+@pytest.mark.parametrize("value", ["PASS", {"verdict": "PASS"}, RuleEvaluation(evidence_score=1)])
+def test_a_value_that_is_not_the_layers_type_or_none_is_refused(project, value):
+    session = make_session(project, self_evaluation={Layer.RULE: {"evidence_score": 30}}, evidence_score=30)
 
-    with pytest.raises(ValueError, match="must be dicts or None"):
-        self_evaluation_merge(session_pk=session.pk, layers={RULE_LAYER: None, VERIFIER_LAYER: "PASS"})
+    with pytest.raises(ValueError, match="must be their layer's type or None"):
+        self_evaluation_merge(session_pk=session.pk, layers={Layer.RULE: None, Layer.VERIFIER: value})
 
     session.refresh_from_db()
-    assert session.self_evaluation == {RULE_LAYER: {"evidence_score": 30}}
+    assert session.self_evaluation == {Layer.RULE: {"evidence_score": 30}}
 
 
 @pytest.mark.django_db
@@ -233,7 +195,7 @@ def test_merge_writes_extra_fields_in_the_same_update(project, django_assert_num
     with django_assert_num_queries(4):
         self_evaluation_merge(
             session_pk=session.pk,
-            layers={RULE_LAYER: {"evidence_score": 65}},
+            layers={Layer.RULE: RuleEvaluation(evidence_score=65)},
             extra_fields={"evaluation_state": "DONE", "evaluated_at": now, "failure_attribution": "NONE"},
         )
 
@@ -251,9 +213,11 @@ def test_concurrent_merges_of_different_layers_never_lose_one(project):
     session = make_session(project, self_evaluation={"evidence_score": 5})  # legacy, migrated on first merge
     rounds = 15
     producers = {
-        RULE_LAYER: lambda i: {"evidence_score": i, "source": "rule", "factors": []},
-        VERIFIER_LAYER: lambda i: {"verdict": ["PASS", "LOW_CONFID", "REJECT"][i % 3], "groundedness_score": i / 100},
-        AIOPS_LAYER: lambda i: {"verdict": ["PASS", "WARN", "FAIL"][i % 3], "checks": [i]},
+        Layer.RULE: lambda i: RuleEvaluation(evidence_score=i, source="rule"),
+        Layer.VERIFIER: lambda i: VerifierEvaluation(verdict=list(VerifierVerdict)[i % 3], groundedness_score=i / 100),
+        Layer.AIOPS: lambda i: AiOpsRuleEvaluation(
+            verdict=list(AiOpsVerdict)[i % 3], checks=[AiOpsCheckEntry(check=f"check-{i}", passed=True)]
+        ),
     }
     barrier = threading.Barrier(len(producers))
     errors: list[BaseException] = []
@@ -276,7 +240,7 @@ def test_concurrent_merges_of_different_layers_never_lose_one(project):
 
     assert not errors, errors
     session.refresh_from_db()
-    assert session.self_evaluation == {layer: build(rounds) for layer, build in producers.items()}
+    assert session.self_evaluation == {layer: layer_json(build(rounds)) for layer, build in producers.items()}
     assert_mirrors_in_sync(session)
     assert (session.evidence_score, session.verifier_verdict, session.aiops_verdict) == (rounds, "PASS", "PASS")
 
@@ -285,6 +249,7 @@ def test_concurrent_merges_of_different_layers_never_lose_one(project):
 @pytest.mark.django_db(transaction=True)
 def test_real_producers_merging_concurrently_keep_every_layer(project):
     from diagnosis.models import EvidenceRef, ToolInvocation
+    from diagnosis.services.evaluation_config import evaluation_config, evaluation_judge
     from diagnosis.services.evaluation_data import session_data_from_models
     from diagnosis.services.producers.aiops import aiops_rule_evaluation
     from diagnosis.services.producers.pipeline import evaluate
@@ -299,11 +264,12 @@ def test_real_producers_merging_concurrently_keep_every_layer(project):
         refs=list(EvidenceRef.objects.filter(session=stored)),
     )
     producers = {
-        RULE_LAYER: lambda: rule_evaluation(session=data),
-        VERIFIER_LAYER: lambda: evaluate(data).layers[VERIFIER_LAYER],
-        AIOPS_LAYER: lambda: aiops_rule_evaluation(session=data),
+        Layer.RULE: lambda: rule_evaluation(session=data),
+        Layer.VERIFIER: lambda: evaluate(data, config=config, judge=evaluation_judge()).layers[Layer.VERIFIER],
+        Layer.AIOPS: lambda: aiops_rule_evaluation(session=data, tool_categories=config.tool_categories),
     }
-    expected = {layer: produce() for layer, produce in producers.items()}
+    config = evaluation_config()
+    expected = {layer: layer_json(produce()) for layer, produce in producers.items()}
     barrier = threading.Barrier(len(producers))
     errors: list[BaseException] = []
 
@@ -326,7 +292,7 @@ def test_real_producers_merging_concurrently_keep_every_layer(project):
 
     assert not errors, errors
     stored.refresh_from_db()
-    assert json.loads(json.dumps(stored.self_evaluation)) == json.loads(json.dumps(expected))
+    assert stored.self_evaluation == expected
     assert_mirrors_in_sync(stored)
     assert stored.verifier_verdict and stored.aiops_verdict and stored.evidence_score is not None
 
@@ -334,7 +300,7 @@ def test_real_producers_merging_concurrently_keep_every_layer(project):
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_a_concurrent_removal_loses_no_other_layer(project):
-    session = make_session(project, self_evaluation={VERIFIER_LAYER: {"verdict": "PASS"}})
+    session = make_session(project, self_evaluation={Layer.VERIFIER: {"verdict": "PASS"}})
     barrier = threading.Barrier(2)
     errors: list[BaseException] = []
 
@@ -348,8 +314,8 @@ def test_a_concurrent_removal_loses_no_other_layer(project):
             connection.close()
 
     threads = [
-        threading.Thread(target=run, args=({VERIFIER_LAYER: None},)),
-        threading.Thread(target=run, args=({AIOPS_LAYER: {"verdict": "WARN", "checks": []}},)),
+        threading.Thread(target=run, args=({Layer.VERIFIER: None},)),
+        threading.Thread(target=run, args=({Layer.AIOPS: AIOPS_WARN},)),
     ]
     for thread in threads:
         thread.start()
@@ -358,5 +324,5 @@ def test_a_concurrent_removal_loses_no_other_layer(project):
 
     assert not errors, errors
     session.refresh_from_db()
-    assert session.self_evaluation == {AIOPS_LAYER: {"verdict": "WARN", "checks": []}}
+    assert session.self_evaluation == {Layer.AIOPS: layer_json(AIOPS_WARN)}
     assert (session.verifier_verdict, session.aiops_verdict) == ("", "WARN")

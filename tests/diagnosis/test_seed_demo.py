@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 import pytest
 from django.core.management import call_command
 
+from diagnosis.constants import NO_EVIDENCE_REF
 from diagnosis.models import (
-    NO_EVIDENCE_REF,
     DiagnosisSession,
     DiagnosisStep,
     EvaluationState,
@@ -264,7 +264,7 @@ def test_bulk_rule_score_is_the_rule_producers_even_for_a_failed_call_reporting_
 
     assert plausible_evaluation(failed_with_hit, now=NOW)["evidence_score"] == 0  # 15 while failed calls hit
     for demo in [*demos, failed_with_hit]:
-        expected = rule_evaluation(session=session_data_from_payload(data=demo.payload))["evidence_score"]
+        expected = rule_evaluation(session=session_data_from_payload(data=demo.payload)).evidence_score
         assert plausible_evaluation(demo, now=NOW)["evidence_score"] == expected, demo.scenario
 
 

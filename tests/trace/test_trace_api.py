@@ -210,3 +210,28 @@ def test_structured_verifier_view_shows_the_executor_output_the_verifier_read(ap
     claim = payload["executorOutput"]["claims"][0]
     # As the verifier read it: the claims, without the finalAnswer (debug context only).
     assert verifier["executorStructuredOutput"] == {"version": "executor_evidence_v2", "claims": [claim]}
+
+
+def test_an_unreadable_layer_is_null_named_and_kept_in_raw(api, project):
+    session = session_ingest_evaluated(project, chat_payload())
+    broken = {**session.self_evaluation, "rule_evaluation": {"evidence_score": "high"}}
+    type(session).objects.filter(pk=session.pk).update(self_evaluation=broken)
+
+    body = api.get(URL).json()
+
+    layers = body["selfEvaluation"]
+    assert layers["ruleEvaluation"] is None and body["hasRuleEvaluation"] is False
+    assert [layer["layer"] for layer in layers["invalidLayers"]] == ["rule_evaluation"]
+    assert "$.evidence_score" in layers["invalidLayers"][0]["error"]
+    assert layers["raw"]["rule_evaluation"] == {"evidence_score": "high"}
+    assert layers["verifierEvaluation"]["verdict"] == "PASS"
+
+
+def test_without_claim_check_rows_the_claims_come_from_the_layer_with_their_bindings(api, project):
+    session = session_ingest_evaluated(project, chat_payload())
+    with_rows = api.get(URL).json()["selfEvaluation"]["verifierEvaluation"]["claimChecks"]
+    ClaimCheck.objects.filter(session=session).delete()  # as for a session evaluated before the rows existed
+
+    from_layer = api.get(URL).json()["selfEvaluation"]["verifierEvaluation"]["claimChecks"]
+
+    assert [{**check, "service": ""} for check in with_rows] == from_layer

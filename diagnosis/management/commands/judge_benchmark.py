@@ -7,8 +7,9 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.test import override_settings
 
+from diagnosis.services.evaluation_config import evaluation_config
 from diagnosis.services.judge_benchmark import PairFileError, judge_benchmark_run, judge_pairs_load
-from diagnosis.services.producers.judges import JUDGE_CHOICES, JUDGE_VERDICTS, judge_from_settings
+from diagnosis.services.producers.judges import JUDGE_CHOICES, JUDGE_VERDICTS, judge_build
 
 
 class Command(BaseCommand):
@@ -33,7 +34,7 @@ class Command(BaseCommand):
             raise CommandError(f"{options['file']}: no pairs")
         try:
             with override_settings(**({"SELFEVAL_JUDGE": options["judge"]} if options["judge"] else {})):
-                judge = judge_from_settings()
+                judge = judge_build(config=evaluation_config())
         except ImproperlyConfigured as exc:
             raise CommandError(str(exc)) from exc
         try:

@@ -6,7 +6,7 @@ Checks (each entry: check, passed, reason, severity, applicable, plus details):
   alert's service or the alert name (compared without case, spaces, hyphens, underscores);
 - evidence_tools_succeeded (critical): at least one evidence tool call succeeded;
 - evidence_<category> (warning), one per category of the tool map: a call of that category
-  succeeded. The map is `SELFEVAL_AIOPS_TOOL_CATEGORIES` ({category: [tool names]});
+  succeeded. The map is `EvaluationConfig.tool_categories` (`SELFEVAL_AIOPS_TOOL_CATEGORIES`);
 - unrelated_alerts_not_main_object (critical, payload mode with other active alerts): the lead of
   the report (its root-cause / conclusion section, else its first section or paragraph) does
   not name another active alert's service or name instead of the input alert.
@@ -16,32 +16,24 @@ otherwise. Checks that do not apply pass with `applicable: false` and never chan
 """
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
-from django.conf import settings
+from diagnosis.constants import AiOpsCheckSeverity, AiOpsVerdict
+from diagnosis.evaluation_layers import AiOpsCheckEntry, AiOpsRuleEvaluation
 
 from .text import compact
 from .types import SessionData
 
-DEFAULT_TOOL_CATEGORIES: dict[str, list[str]] = {
-    "knowledge": ["lookup_knowledge", "search_kb"],
-    "logs": ["query_logs", "search_logs"],
-    "metrics": ["query_metrics", "prometheus_query"],
-}
+ToolCategories = Mapping[str, tuple[str, ...]]  # category -> lowercased tool names
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
 _LEAD_HEADING = re.compile(
     r"root\s*cause|conclusion|diagnosis|summary|根因|根本原因|原因|结论|诊断|摘要", re.IGNORECASE
 )
 
 
-def tool_categories() -> dict[str, list[str]]:
-    """{category: [tool names]} from `SELFEVAL_AIOPS_TOOL_CATEGORIES`, else the defaults."""
-    configured = getattr(settings, "SELFEVAL_AIOPS_TOOL_CATEGORIES", None) or DEFAULT_TOOL_CATEGORIES
-    return {category: [t.lower() for t in tools] for category, tools in configured.items()}
-
-
-def tool_category(tool_name: str, categories: dict[str, list[str]] | None = None) -> str:
-    for category, tools in (categories or tool_categories()).items():
+def tool_category(tool_name: str, categories: ToolCategories) -> str:
+    for category, tools in categories.items():
         if tool_name.lower() in tools:
             return category
     return ""
@@ -71,25 +63,20 @@ def report_lead(answer: str) -> str:
     return answer.strip()[:300]
 
 
-def aiops_rule_evaluation(*, session: SessionData) -> dict[str, Any]:
-    categories = tool_categories()
+def aiops_rule_evaluation(*, session: SessionData, tool_categories: ToolCategories) -> AiOpsRuleEvaluation:
+    categories = tool_categories
     alert = session.alert or {}
     alert_name, alert_service = str(alert.get("name") or ""), str(alert.get("service") or "")
     payload_mode = bool(alert_name or alert_service)
     answer = session.answer or ""
     answer_compact = compact(answer)
-    checks: list[dict[str, Any]] = []
+    checks: list[AiOpsCheckEntry] = []
 
-    def add(check: str, passed: bool, reason: str, severity: str = "critical", applicable: bool = True, **extra: Any):
+    def add(check: str, passed: bool, reason: str, severity=AiOpsCheckSeverity.CRITICAL, applicable=True, **extra: Any):
         checks.append(
-            {
-                "check": check,
-                "passed": passed,
-                "reason": reason,
-                "severity": severity,
-                "applicable": applicable,
-                **extra,
-            }
+            AiOpsCheckEntry(
+                check=check, passed=passed, reason=reason, severity=severity, applicable=applicable, **extra
+            )
         )
 
     add(
@@ -134,17 +121,16 @@ def aiops_rule_evaluation(*, session: SessionData) -> dict[str, Any]:
             reason = f"all {entry['called']} {category} calls failed"
         else:
             reason = f"no {category} tool was called (tools: {', '.join(categories[category])})"
-        add(f"evidence_{category}", entry["succeeded"] > 0, reason, severity="warning", tools=entry["tools"])
+        add(f"evidence_{category}", entry["succeeded"] > 0, reason, AiOpsCheckSeverity.WARNING, tools=entry["tools"])
 
     add_unrelated = _unrelated_alerts_check(session, alert_name, alert_service, answer)
     add(**add_unrelated)
 
-    critical_failed = [
-        c["check"] for c in checks if c["applicable"] and not c["passed"] and c["severity"] == "critical"
-    ]
-    warnings = [c["check"] for c in checks if c["applicable"] and not c["passed"] and c["severity"] == "warning"]
-    verdict = "FAIL" if critical_failed else "WARN" if warnings else "PASS"
-    return {"verdict": verdict, "checks": checks, "failed_checks": critical_failed + warnings}
+    failed = [c for c in checks if c.applicable and not c.passed]
+    critical_failed = [c.check for c in failed if c.severity == AiOpsCheckSeverity.CRITICAL]
+    warnings = [c.check for c in failed if c.severity == AiOpsCheckSeverity.WARNING]
+    verdict = AiOpsVerdict.FAIL if critical_failed else AiOpsVerdict.WARN if warnings else AiOpsVerdict.PASS
+    return AiOpsRuleEvaluation(verdict=verdict, checks=checks, failed_checks=critical_failed + warnings)
 
 
 def _unrelated_alerts_check(session: SessionData, alert_name: str, alert_service: str, answer: str) -> dict[str, Any]:

@@ -11,23 +11,32 @@ The text is in the session's language (zh / en).
 """
 
 import re
-from typing import Any
 
-from .aiops import tool_categories, tool_category
+from diagnosis.constants import ClaimVerdict, VerifierVerdict
+from diagnosis.evaluation_layers import (
+    ComposerOutput,
+    ComposerSummary,
+    ParseStatus,
+    RetryClaim,
+    RetryContext,
+    SuggestedTool,
+)
+
+from .aiops import ToolCategories, tool_category
+from .executor_output import VALID
 from .gatekeeper import REF_FROM_FAILED_CALL
-from .judges import SUPPORTED
-from .verifier import LOW_CONFID, PASS, REJECT, ClaimOutcome
+from .verifier import ClaimOutcome
 
 _NOTICES = {
     "zh": {
-        LOW_CONFID: "提示：以下结论证据不足，置信度较低，仅供参考；部分结论需要补充证据后再确认。",
-        REJECT: "提示：回答未通过证据校验，已降级，仅保留已被证据确认的信息。",
+        VerifierVerdict.LOW_CONFID: "提示：以下结论证据不足，置信度较低，仅供参考；部分结论需要补充证据后再确认。",
+        VerifierVerdict.REJECT: "提示：回答未通过证据校验，已降级，仅保留已被证据确认的信息。",
         "unverified": "提示：执行器未给出有效的结构化证据输出，无法校验该回答，请补充证据后重试。",
         "empty": "暂无可由证据确认的结论。",
     },
     "en": {
-        LOW_CONFID: "Note: the evidence for this answer is incomplete (low confidence); some conclusions still need evidence.",
-        REJECT: "Note: this answer failed evidence verification and was degraded to the confirmed facts only.",
+        VerifierVerdict.LOW_CONFID: "Note: the evidence for this answer is incomplete (low confidence); some conclusions still need evidence.",
+        VerifierVerdict.REJECT: "Note: this answer failed evidence verification and was degraded to the confirmed facts only.",
         "unverified": "Note: the executor gave no valid structured evidence output, so this answer could not be verified.",
         "empty": "No conclusion could be confirmed by the evidence.",
     },
@@ -67,14 +76,15 @@ def _claim_categories(outcome: ClaimOutcome) -> list[str]:
     return found or ["knowledge"]
 
 
-def _suggested_tools(outcomes: list[ClaimOutcome], used_tools: list[str]) -> list[dict[str, Any]]:
-    categories = tool_categories()
-    suggestions: dict[str, dict[str, Any]] = {}
+def _suggested_tools(
+    outcomes: list[ClaimOutcome], used_tools: list[str], categories: ToolCategories
+) -> list[SuggestedTool]:
+    suggestions: dict[str, SuggestedTool] = {}
 
     def suggest(tool: str, category: str, claim_id: str, why: str) -> None:
-        entry = suggestions.setdefault(tool, {"tool": tool, "category": category, "claims": [], "why": why})
-        if claim_id not in entry["claims"]:
-            entry["claims"].append(claim_id)
+        entry = suggestions.setdefault(tool, SuggestedTool(tool=tool, category=category, why=why))
+        if claim_id not in entry.claims:
+            entry.claims.append(claim_id)
 
     for outcome in outcomes:
         for binding in outcome.bindings:
@@ -86,7 +96,7 @@ def _suggested_tools(outcomes: list[ClaimOutcome], used_tools: list[str]) -> lis
                     "the cited call failed",
                 )
         for category in _claim_categories(outcome):
-            tools = categories.get(category, [])
+            tools = categories.get(category, ())
             # Prefer a tool of that category the agent already uses.
             tool = next((t for t in used_tools if t.lower() in tools), tools[0] if tools else "")
             if tool:
@@ -96,58 +106,59 @@ def _suggested_tools(outcomes: list[ClaimOutcome], used_tools: list[str]) -> lis
 
 def composer_output(
     *,
-    verdict: str,
+    verdict: VerifierVerdict,
     outcomes: list[ClaimOutcome],
     language: str,
-    parse_status: dict[str, Any],
+    parse_status: ParseStatus,
     used_tools: list[str],
-) -> dict[str, Any]:
+    tool_categories: ToolCategories,
+) -> ComposerOutput:
     language = language if language in _NOTICES else "en"
     notices = _NOTICES[language]
-    supported = [o for o in outcomes if o.verdict == SUPPORTED]
-    withheld = [o for o in outcomes if o.verdict != SUPPORTED]
+    supported = [o for o in outcomes if o.verdict == ClaimVerdict.SUPPORTED]
+    withheld = [o for o in outcomes if o.verdict != ClaimVerdict.SUPPORTED]
     body = _join([o.claim.text for o in supported], language)
-    unverified = parse_status.get("status") != "VALID" or not outcomes
+    unverified = parse_status.status != VALID or not outcomes
     retry_context = None
     notice: str | None = None
-    if verdict == PASS:
+    if verdict == VerifierVerdict.PASS:
         mode = "full"
     elif unverified:
         mode, notice = "unverified", notices["unverified"]
-        retry_context = {
-            "reason": f"executor output {parse_status.get('status', 'MISSING').lower()}",
-            "claims": [],
-            "suggested_tools": [],
-            "instruction": "re-run the executor and return executor_evidence_v2 claims bound to evidence refs",
-        }
-    elif verdict == LOW_CONFID:
-        mode, notice = "low_confidence", notices[LOW_CONFID]
-        retry_context = {
-            "reason": "claims need more evidence",
-            "claims": [
-                {
-                    "claimId": o.claim.claim_id,
-                    "text": o.claim.text,
-                    "verdict": o.verdict,
-                    "critical": o.claim.critical,
-                    "reason": o.rationale,
-                }
+        retry_context = RetryContext(
+            reason=f"executor output {parse_status.status.lower()}",
+            instruction="re-run the executor and return executor_evidence_v2 claims bound to evidence refs",
+        )
+    elif verdict == VerifierVerdict.LOW_CONFID:
+        mode, notice = "low_confidence", notices[VerifierVerdict.LOW_CONFID]
+        retry_context = RetryContext(
+            reason="claims need more evidence",
+            claims=[
+                RetryClaim(
+                    claim_id=o.claim.claim_id,
+                    text=o.claim.text,
+                    verdict=ClaimVerdict(o.verdict),
+                    critical=o.claim.critical,
+                    reason=o.rationale,
+                )
                 for o in withheld
-            ],  # fmt: skip
-            "suggested_tools": _suggested_tools(withheld, used_tools),
-        }
+            ],
+            suggested_tools=_suggested_tools(withheld, used_tools, tool_categories),
+        )
     else:
-        mode, notice = "degraded", notices[REJECT]
-    answer_parts = [p for p in (notice, body or (notices["empty"] if verdict != PASS or not outcomes else "")) if p]
-    return {
-        "language": language,
-        "verdict": verdict,
-        "mode": mode,
-        "answer": "\n\n".join(answer_parts),
-        "notice": notice,
-        "claims_used": [o.claim.claim_id for o in supported],
-        "claims_withheld": [o.claim.claim_id for o in withheld],
-        "retry_context": retry_context,
-        "parse_status": parse_status.get("status"),
-        "summary": {"claims": len(outcomes), "supported": len(supported), "withheld": len(withheld)},
-    }
+        mode, notice = "degraded", notices[VerifierVerdict.REJECT]
+    answer_parts = [
+        p for p in (notice, body or (notices["empty"] if verdict != VerifierVerdict.PASS or not outcomes else "")) if p
+    ]
+    return ComposerOutput(
+        language=language,
+        verdict=verdict,
+        mode=mode,
+        answer="\n\n".join(answer_parts),
+        notice=notice,
+        claims_used=[o.claim.claim_id for o in supported],
+        claims_withheld=[o.claim.claim_id for o in withheld],
+        retry_context=retry_context,
+        parse_status=parse_status.status,
+        summary=ComposerSummary(claims=len(outcomes), supported=len(supported), withheld=len(withheld)),
+    )

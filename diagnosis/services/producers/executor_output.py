@@ -13,8 +13,10 @@ debug context only, whether the output is valid or not.
 from dataclasses import dataclass, field
 from typing import Any
 
+from diagnosis.constants import VerifierVerdict
+from diagnosis.evaluation_layers import ParseFallback, ParseStatus
+
 EXECUTOR_OUTPUT_VERSION = "executor_evidence_v2"
-NO_EVIDENCE_REF = "$.no_evidence"
 
 VALID = "VALID"
 INVALID = "INVALID"
@@ -42,21 +44,21 @@ class ParsedOutput:
     claims: list[Claim] = field(default_factory=list)
 
     @property
-    def fallback(self) -> dict[str, Any] | None:
+    def fallback(self) -> ParseFallback | None:
         if self.status == VALID:
             return None
-        return {
-            "strategy": "no_claims_judged",
-            "verdict": "LOW_CONFID",
-            "reason": "structured executor output missing"
+        return ParseFallback(
+            strategy="no_claims_judged",
+            verdict=VerifierVerdict.LOW_CONFID,
+            reason="structured executor output missing"
             if self.status == MISSING
             else "structured executor output invalid",
-            "used": ["tool_trace_summary", "rule_evaluation"],
-            "final_answer_used": False,
-        }
+            used=["tool_trace_summary", "rule_evaluation"],
+            final_answer_used=False,
+        )
 
-    def status_dict(self) -> dict[str, Any]:
-        return {"status": self.status, "errors": list(self.errors), "fallback": self.fallback}
+    def parse_status(self) -> ParseStatus:
+        return ParseStatus(status=self.status, errors=list(self.errors), fallback=self.fallback)
 
     def structured_output(self) -> dict[str, Any]:
         """The claims as the verifier read them (no finalAnswer: it is not an input)."""

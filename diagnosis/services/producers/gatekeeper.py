@@ -20,7 +20,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .executor_output import NO_EVIDENCE_REF, Claim
+from diagnosis.constants import NO_EVIDENCE_REF
+from diagnosis.evaluation_layers import GatekeeperBinding, GatekeeperResult, GatekeeperSummary
+
+from .executor_output import Claim
 from .text import normalise, sentence_context
 from .types import InvocationData
 
@@ -68,16 +71,17 @@ class CheckedBinding:
     context: str = ""  # normalised sentence(s) around the verified excerpt
     ref_content: str = ""  # the whole normalised ref content, for verified bindings
 
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "claimId": self.claim_id,
-            "refId": self.ref_id,
-            "excerpt": self.excerpt,
-            "status": self.status,
-            "reason": self.reason,
-            "invocationId": self.invocation_id,
-            "tool": self.tool,
-        }
+    def entry(self) -> GatekeeperBinding:
+        """The binding as stored (`gatekeeper_result.bindings`, `ClaimCheck.bindings`)."""
+        return GatekeeperBinding(
+            claim_id=self.claim_id,
+            ref_id=self.ref_id,
+            excerpt=self.excerpt,
+            status=self.status,
+            reason=self.reason,
+            invocation_id=self.invocation_id,
+            tool=self.tool,
+        )
 
 
 def source_index(invocations: tuple[InvocationData, ...]) -> dict[str, Source]:
@@ -112,6 +116,35 @@ def excerpt_span(excerpt: str, content: str) -> tuple[int, int] | None:
         start = found if start is None else start
         position = found + len(part)
     return (start or 0), position
+
+
+def excerpt_locate(excerpt: str, content: str) -> tuple[int, int] | None:
+    """Where `excerpt_span` finds the excerpt, in the raw (not normalised) `content`, or None.
+
+    For showing a reviewer what the gatekeeper matched. Normalising a prefix of the content
+    gives a prefix of the normalised content, so the raw offsets are found by bisection on the
+    length of the normalised prefix.
+    """
+    span = excerpt_span(excerpt, normalise(content))
+    if span is None:
+        return None
+    start, end = span
+
+    def raw_offset(normalised: int) -> int:
+        """The shortest raw prefix whose normalisation is at least `normalised` long."""
+        low, high = 0, len(content)
+        while low < high:
+            middle = (low + high) // 2
+            if len(normalise(content[:middle])) >= normalised:
+                high = middle
+            else:
+                low = middle + 1
+        return low
+
+    raw_end = raw_offset(end)
+    # The match starts at the raw character whose normalisation produces normalised offset `start`.
+    raw_start = raw_offset(start + 1) - 1
+    return (raw_start, raw_end) if 0 <= raw_start < raw_end else None
 
 
 def binding_check(*, claim_id: str, ref_id: str, excerpt: str, sources: dict[str, Source]) -> CheckedBinding:
@@ -150,16 +183,21 @@ def gatekeeper_check(*, claims: list[Claim], invocations: tuple[InvocationData, 
     ]
 
 
-def gatekeeper_result(*, bindings: list[CheckedBinding]) -> dict[str, Any]:
-    """The `gatekeeper_result` JSON: every binding, statuses per claim and the counts."""
+def gatekeeper_result(*, bindings: list[CheckedBinding]) -> GatekeeperResult:
+    """The `gatekeeper_result` layer part: every binding, statuses per claim and the counts."""
     counts = dict.fromkeys(STATUSES, 0)
     by_claim: dict[str, list[str]] = {}
     for b in bindings:
         counts[b.status] += 1
         by_claim.setdefault(b.claim_id, []).append(b.status)
     failed = counts[REF_NOT_FOUND] + counts[REF_FROM_FAILED_CALL] + counts[EXCERPT_MISMATCH]
-    return {
-        "bindings": [b.as_dict() for b in bindings],
-        "by_claim": by_claim,
-        "summary": {"total": len(bindings), **counts, "passed": failed == 0},
-    }
+    summary = GatekeeperSummary(
+        total=len(bindings),
+        verified=counts[VERIFIED],
+        ref_not_found=counts[REF_NOT_FOUND],
+        ref_from_failed_call=counts[REF_FROM_FAILED_CALL],
+        excerpt_mismatch=counts[EXCERPT_MISMATCH],
+        no_evidence=counts[NO_EVIDENCE],
+        passed=failed == 0,
+    )
+    return GatekeeperResult(bindings=[b.entry() for b in bindings], by_claim=by_claim, summary=summary)

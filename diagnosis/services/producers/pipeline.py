@@ -29,22 +29,31 @@ NONE when nothing is wrong.
 import logging
 from typing import Any
 
+import msgspec
+
+from diagnosis.constants import AiOpsVerdict, ClaimVerdict, FailureAttribution, Layer, Mode, VerifierVerdict
+from diagnosis.evaluation_layers import (
+    ClaimCheckEntry,
+    FactCheck,
+    JudgeSummary,
+    LayerValue,
+    VerifierEvaluation,
+)
+
 from .aiops import aiops_rule_evaluation
 from .composer import composer_output
+from .config import EvaluationConfig
 from .executor_output import VALID, executor_output_parse
 from .facts import extract_facts, service_of
 from .gatekeeper import EXCERPT_MISMATCH, REF_FROM_FAILED_CALL, REF_NOT_FOUND, gatekeeper_check, gatekeeper_result
-from .judges import NO_EVIDENCE, Judge, judge_get
+from .judges import Judge
 from .rules import rule_evaluation
 from .trace_summary import tool_trace_summary
 from .types import ClaimResult, PipelineResult, SessionData
-from .verifier import PASS, ClaimOutcome, claim_verify, groundedness, session_verdict, thresholds_from_settings
+from .verifier import ClaimOutcome, claim_verify, groundedness, session_verdict
 
 logger = logging.getLogger(__name__)
 
-RULE_LAYER = "rule_evaluation"
-VERIFIER_LAYER = "verifier_evaluation"
-AIOPS_LAYER = "aiops_rule_evaluation"
 TRACEABILITY_VERSION = "v1"
 
 
@@ -54,42 +63,42 @@ def evaluation_round(session: SessionData) -> int:
     return session.previous_round
 
 
-def applicable_layers(session: SessionData) -> tuple[str, ...]:
-    """The layers `session` qualifies for, per the module docstring (rule always)."""
-    layers = [RULE_LAYER]
-    if session.mode == "chat" or session.executor_output is not None:
-        layers.append(VERIFIER_LAYER)
-    if session.mode == "aiops":
-        layers.append(AIOPS_LAYER)
+def applicable_layers(*, mode: str, has_executor_output: bool) -> tuple[Layer, ...]:
+    """The layers a session qualifies for, per the module docstring (rule always)."""
+    layers = [Layer.RULE]
+    if mode == Mode.CHAT or has_executor_output:
+        layers.append(Layer.VERIFIER)
+    if mode == Mode.AIOPS:
+        layers.append(Layer.AIOPS)
     return tuple(layers)
 
 
-def evaluate(session: SessionData, *, judge: Judge | None = None) -> PipelineResult:
+def evaluate(session: SessionData, *, config: EvaluationConfig, judge: Judge) -> PipelineResult:
     """Run every applicable producer over `session`; see the module docstring."""
-    applicable = applicable_layers(session)
+    applicable = applicable_layers(mode=session.mode, has_executor_output=session.executor_output is not None)
     result = PipelineResult(
         round=evaluation_round(session),
-        inapplicable_layers=tuple(name for name in (RULE_LAYER, VERIFIER_LAYER, AIOPS_LAYER) if name not in applicable),
+        inapplicable_layers=tuple(name for name in Layer if name not in applicable),
     )
     try:
-        result.layers[RULE_LAYER] = rule_evaluation(session=session)
+        result.layers[Layer.RULE] = rule_evaluation(session=session)
     except Exception as exc:
         _record(result, "rule", exc)
 
     outcomes: list[ClaimOutcome] = []
     parse_ok = True
-    if VERIFIER_LAYER in applicable:
+    if Layer.VERIFIER in applicable:
         try:
-            layer, outcomes, parse_ok = _verifier_chain(session, judge or judge_get(), result.round)
-            result.layers[VERIFIER_LAYER] = layer
+            layer, outcomes, parse_ok = _verifier_chain(session, config, judge, result.round)
+            result.layers[Layer.VERIFIER] = layer
             result.claim_results = [_claim_result(o, session) for o in outcomes]
         except Exception as exc:
             outcomes = []
             _record(result, "verifier", exc)
 
-    if AIOPS_LAYER in applicable:
+    if Layer.AIOPS in applicable:
         try:
-            result.layers[AIOPS_LAYER] = aiops_rule_evaluation(session=session)
+            result.layers[Layer.AIOPS] = aiops_rule_evaluation(session=session, tool_categories=config.tool_categories)
         except Exception as exc:
             _record(result, "aiops", exc)
 
@@ -105,7 +114,9 @@ def _record(result: PipelineResult, producer: str, exc: Exception) -> None:
     result.errors[producer] = f"{type(exc).__name__}: {exc}"[:500]
 
 
-def _verifier_chain(session: SessionData, judge: Judge, round_: int) -> tuple[dict[str, Any], list[ClaimOutcome], bool]:
+def _verifier_chain(
+    session: SessionData, config: EvaluationConfig, judge: Judge, round_: int
+) -> tuple[VerifierEvaluation, list[ClaimOutcome], bool]:
     parsed = executor_output_parse(raw=session.executor_output)
     bindings = gatekeeper_check(claims=parsed.claims, invocations=session.invocations)
     by_claim: dict[str, list] = {}
@@ -115,64 +126,68 @@ def _verifier_chain(session: SessionData, judge: Judge, round_: int) -> tuple[di
         claim_verify(claim=c, bindings=by_claim.get(c.claim_id, []), judge=judge, language=session.language)
         for c in parsed.claims
     ]
-    thresholds = thresholds_from_settings()
-    verdict, rationale = session_verdict(outcomes=outcomes, thresholds=thresholds)
-    parse_status = parsed.status_dict()
+    verdict, rationale = session_verdict(outcomes=outcomes, thresholds=config.thresholds)
+    parse_status = parsed.parse_status()
     if parsed.status != VALID:
         rationale = f"{rationale}: executor output {parsed.status} ({'; '.join(parsed.errors)})"
     cited: dict[str, list[str]] = {}
     for binding in bindings:
         cited.setdefault(binding.ref_id, []).append(binding.claim_id)
     used_tools = list(dict.fromkeys(inv.tool_name for inv in session.invocations))
-    facts = [fact for o in outcomes for fact in o.facts]
+    facts = [fact for o in outcomes for fact in _facts(o)]
     fallbacks = [o.claim.claim_id for o in outcomes if o.fallback_reason]
     llm_claims = [o.claim.claim_id for o in outcomes if o.judge.startswith("llm:") or o.fallback_reason]
-    layer = {
-        "verdict": verdict,
-        "groundedness_score": groundedness(outcomes),
-        "critical_fact_count": sum(1 for f in facts if f["critical"]),
-        "claim_checks": [
-            {
-                "claimId": o.claim.claim_id,
-                "text": o.claim.text,
-                "critical": o.claim.critical,
-                "verdict": o.verdict,
-                "rationale": o.rationale,
-                "judge": o.judge,
-                "escalated": o.escalated,
-                "absence_claim": o.absence,
-                "refIds": list(o.verified_ref_ids),
-                "bindings": [b.status for b in o.bindings],
-            }
+    layer = VerifierEvaluation(
+        verdict=verdict,
+        groundedness_score=groundedness(outcomes),
+        critical_fact_count=sum(1 for f in facts if f.critical),
+        claim_checks=[
+            ClaimCheckEntry(
+                claim_id=o.claim.claim_id,
+                text=o.claim.text,
+                critical=o.claim.critical,
+                verdict=ClaimVerdict(o.verdict),
+                rationale=o.rationale,
+                judge=o.judge,
+                escalated=o.escalated,
+                absence_claim=o.absence,
+                ref_ids=list(o.verified_ref_ids),
+                bindings=[b.status for b in o.bindings],
+            )
             for o in outcomes
         ],
-        "facts_checked": facts,
-        "rationale": rationale,
-        "round": round_,
-        "traceability_version": TRACEABILITY_VERSION,
-        "executor_output_parse_status": parse_status,
-        "executor_structured_output": parsed.structured_output() if parsed.status == VALID else session.executor_output,
-        "gatekeeper_result": gatekeeper_result(bindings=bindings),
-        "composer_output": composer_output(
+        facts_checked=facts,
+        rationale=rationale,
+        round=round_,
+        traceability_version=TRACEABILITY_VERSION,
+        executor_output_parse_status=parse_status,
+        executor_structured_output=parsed.structured_output() if parsed.status == VALID else session.executor_output,
+        gatekeeper_result=gatekeeper_result(bindings=bindings),
+        composer_output=composer_output(
             verdict=verdict,
             outcomes=outcomes,
             language=session.language,
             parse_status=parse_status,
             used_tools=used_tools,
+            tool_categories=config.tool_categories,
         ),
-        "tool_trace_summary": tool_trace_summary(invocations=session.invocations, cited=cited),
-        "evidence_fingerprint": session.evidence_fingerprint,
-        "judge": {
-            "name": getattr(judge, "name", type(judge).__name__),
-            "fallback_claims": fallbacks,
-            # Claims the LLM was asked about (the cascade's escalations included) and how many.
-            "llm_claims": llm_claims,
-            "llm_count": len(llm_claims),
-            "escalated_claims": [o.claim.claim_id for o in outcomes if o.escalated],
-        },
-        "thresholds": thresholds,
-    }
+        tool_trace_summary=tool_trace_summary(invocations=session.invocations, cited=cited),
+        evidence_fingerprint=session.evidence_fingerprint,
+        judge=JudgeSummary(
+            name=judge.name,
+            fallback_claims=fallbacks,
+            llm_claims=llm_claims,
+            llm_count=len(llm_claims),
+            escalated_claims=[o.claim.claim_id for o in outcomes if o.escalated],
+        ),
+        thresholds=config.thresholds,
+    )
     return layer, outcomes, parsed.status == VALID
+
+
+def _facts(outcome: ClaimOutcome) -> list[FactCheck]:
+    """The verifier's fact checks of one claim, typed (they are plain dicts for the judges)."""
+    return msgspec.convert(outcome.facts, list[FactCheck])
 
 
 def claim_service(text: str, alert: dict[str, Any] | None) -> str:
@@ -192,44 +207,44 @@ def _claim_result(outcome: ClaimOutcome, session: SessionData) -> ClaimResult:
         verdict=outcome.verdict,
         judge=outcome.judge[:64],
         rationale=outcome.rationale,
-        facts=outcome.facts,
-        bindings=[b.as_dict() for b in outcome.bindings],
+        facts=_facts(outcome),
+        bindings=[b.entry() for b in outcome.bindings],
         service=claim_service(outcome.claim.text, session.alert),
         ref_ids=outcome.verified_ref_ids,
     )
 
 
 def failure_attribution(
-    session: SessionData, layers: dict[str, dict[str, Any]], outcomes: list[ClaimOutcome], parse_ok: bool
-) -> str:
+    session: SessionData, layers: dict[Layer, LayerValue], outcomes: list[ClaimOutcome], parse_ok: bool
+) -> FailureAttribution:
     """See the module docstring for the precedence."""
-    verifier = layers.get(VERIFIER_LAYER)
-    aiops = layers.get(AIOPS_LAYER)
-    wrong = (verifier is not None and verifier.get("verdict") != PASS) or (
-        aiops is not None and aiops.get("verdict") != "PASS"
+    verifier = layers.get(Layer.VERIFIER)
+    aiops = layers.get(Layer.AIOPS)
+    wrong = (verifier is not None and verifier.verdict != VerifierVerdict.PASS) or (
+        aiops is not None and aiops.verdict != AiOpsVerdict.PASS
     )
     if not wrong:
-        return "NONE"
+        return FailureAttribution.NONE
     invocations = session.invocations
     statuses = {b.status for o in outcomes for b in o.bindings}
     failed_categories = [
-        c["check"]
-        for c in (aiops or {}).get("checks", [])
-        if c["check"].startswith("evidence_") and not c["passed"] and c.get("reason", "").startswith("all ")
+        c.check
+        for c in (aiops.checks if aiops else [])
+        if c.check.startswith("evidence_") and not c.passed and c.reason.startswith("all ")
     ]
     if (
         (invocations and all(inv.status != "SUCCESS" for inv in invocations))
         or REF_FROM_FAILED_CALL in statuses
         or failed_categories
     ):
-        return "TOOL_ERROR"
+        return FailureAttribution.TOOL_ERROR
     retrieval = [inv for inv in invocations if inv.is_retrieval]
     if (retrieval and not any(inv.match_level in {"L0", "L1"} for inv in retrieval)) or any(
-        o.verdict == NO_EVIDENCE for o in outcomes
+        o.verdict == ClaimVerdict.NO_EVIDENCE for o in outcomes
     ):
-        return "RETRIEVAL_MISS"
+        return FailureAttribution.RETRIEVAL_MISS
     if verifier is not None and (
         not parse_ok or statuses & {REF_NOT_FOUND, EXCERPT_MISMATCH} or any(not o.bindings for o in outcomes)
     ):
-        return "CITATION_FAILURE"
-    return "UNSUPPORTED_REASONING"
+        return FailureAttribution.CITATION_FAILURE
+    return FailureAttribution.UNSUPPORTED_REASONING

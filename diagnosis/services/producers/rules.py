@@ -19,24 +19,24 @@ factor has delta 0 and `sets_score: 0`). A RUNNING session is scored on the call
 and marked `partial: true`; the next ingestion of the same session replaces it.
 """
 
-from typing import Any
+from diagnosis.evaluation_layers import RuleEvaluation, RuleFactor
 
 from .types import SessionData
 
 
-def rule_evaluation(*, session: SessionData) -> dict[str, Any]:
+def rule_evaluation(*, session: SessionData) -> RuleEvaluation:
     invocations = session.invocations
-    factors: list[dict[str, Any]] = []
+    factors: list[RuleFactor] = []
     partial = session.status == "RUNNING"
 
-    def layer(score: int) -> dict[str, Any]:
-        return {"evidence_score": max(0, min(100, score)), "source": "rule", "factors": factors, "partial": partial}
+    def layer(score: int) -> RuleEvaluation:
+        return RuleEvaluation(evidence_score=max(0, min(100, score)), source="rule", factors=factors, partial=partial)
 
     if session.status == "FAILED":
-        factors.append({"rule": "execution_failed", "delta": 0, "sets_score": 0, "detail": "session status is FAILED"})
+        factors.append(RuleFactor(rule="execution_failed", delta=0, sets_score=0, detail="session status is FAILED"))
         return layer(0)
     if not invocations:
-        factors.append({"rule": "no_tool_call", "delta": 0, "sets_score": 0, "detail": "no tool was called"})
+        factors.append(RuleFactor(rule="no_tool_call", delta=0, sets_score=0, detail="no tool was called"))
         return layer(0)
 
     succeeded = [inv for inv in invocations if inv.status == "SUCCESS"]
@@ -47,28 +47,24 @@ def rule_evaluation(*, session: SessionData) -> dict[str, Any]:
     if succeeded:
         score += 30
         factors.append(
-            {
-                "rule": "has_successful_tool_call",
-                "delta": 30,
-                "detail": f"{len(succeeded)}/{len(invocations)} calls succeeded",
-            }
+            RuleFactor(
+                rule="has_successful_tool_call", delta=30, detail=f"{len(succeeded)}/{len(invocations)} calls succeeded"
+            )
         )
     if l0:
         score += 35
-        factors.append({"rule": "l0_exact_match", "delta": 35, "detail": "L0 exact hit", "invocations": l0})
+        factors.append(RuleFactor(rule="l0_exact_match", delta=35, detail="L0 exact hit", invocations=l0))
     elif l1:
         score += 20
-        factors.append(
-            {"rule": "l1_semantic_match", "delta": 20, "detail": "L1 semantic hit, no L0", "invocations": l1}
-        )
+        factors.append(RuleFactor(rule="l1_semantic_match", delta=20, detail="L1 semantic hit, no L0", invocations=l1))
     if retrieval and not l0 and not l1:
         score -= 10
         factors.append(
-            {"rule": "retrieval_no_hit", "delta": -10, "detail": f"{len(retrieval)} retrieval calls, no L0/L1 hit"}
+            RuleFactor(rule="retrieval_no_hit", delta=-10, detail=f"{len(retrieval)} retrieval calls, no L0/L1 hit")
         )
     if not succeeded:
         score -= 20
         factors.append(
-            {"rule": "all_tool_calls_failed", "delta": -20, "detail": f"all {len(invocations)} calls failed"}
+            RuleFactor(rule="all_tool_calls_failed", delta=-20, detail=f"all {len(invocations)} calls failed")
         )
     return layer(score)

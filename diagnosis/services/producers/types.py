@@ -7,6 +7,9 @@ runs `producers.pipeline.evaluate` and hands the result to the merge service.
 from dataclasses import dataclass, field
 from typing import Any
 
+from diagnosis.constants import FailureAttribution, Layer
+from diagnosis.evaluation_layers import FactCheck, GatekeeperBinding, LayerValue
+
 
 @dataclass(frozen=True, slots=True)
 class RefData:
@@ -63,21 +66,21 @@ class ClaimResult:
     verdict: str  # SUPPORTED | UNSUPPORTED | CONTRADICTED | NO_EVIDENCE
     judge: str
     rationale: str
-    facts: list[dict[str, Any]]
-    bindings: list[dict[str, Any]]  # gatekeeper result per evidence binding
+    facts: list[FactCheck]
+    bindings: list[GatekeeperBinding]  # gatekeeper result per evidence binding
     service: str  # the service the claim is about, "" when none is named
     ref_ids: tuple[str, ...]  # refs that were checked (verified bindings)
 
 
 @dataclass(slots=True)
 class PipelineResult:
-    # Layer name -> layer JSON, only for the layers that apply and whose producer succeeded.
-    layers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Only the layers that apply and whose producer succeeded.
+    layers: dict[Layer, LayerValue] = field(default_factory=dict)
     claim_results: list[ClaimResult] = field(default_factory=list)
-    failure_attribution: str = "NONE"  # a diagnosis.models.FailureAttribution value
+    failure_attribution: FailureAttribution = FailureAttribution.NONE
     round: int = 0
     # Producer name -> error message, for producers that raised; their layers are missing.
     errors: dict[str, str] = field(default_factory=dict)
     # Layers the session no longer qualifies for (e.g. re-posted as AIOps without executor
     # output): the orchestrator removes them from the stored container.
-    inapplicable_layers: tuple[str, ...] = ()
+    inapplicable_layers: tuple[Layer, ...] = ()

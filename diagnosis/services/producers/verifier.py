@@ -10,8 +10,7 @@ Per claim, in order (code guards first, the judge only for what is left):
   number, code or name is a located conflict the judge finds in its slot, not a document-wide
   guess). `facts_checked` still reports, per fact, whether the evidence states it anywhere.
 
-Session verdict. Thresholds come from `SELFEVAL_VERIFIER_THRESHOLDS` (a dict; missing keys take
-the defaults below):
+Session verdict. Thresholds come from `EvaluationConfig.thresholds` (`SELFEVAL_VERIFIER_THRESHOLDS`):
 - groundedness_score = supported weight / total weight, a critical claim weighing 2 and any other
   claim 1 (null when no claim was judged);
 - REJECT when a critical claim is CONTRADICTED or groundedness < `reject_groundedness` (0.4);
@@ -26,19 +25,15 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from django.conf import settings
+from diagnosis.constants import VerifierVerdict
 
+from .config import VerifierThresholds
 from .executor_output import Claim
 from .facts import evidence_text, extract_facts, fact_check
 from .gatekeeper import NO_EVIDENCE as GATE_NO_EVIDENCE
 from .gatekeeper import VERIFIED, CheckedBinding
 from .judges import CONTRADICTED, NO_EVIDENCE, SUPPORTED, UNSUPPORTED, Judge, JudgeInput
 from .text import compact
-
-PASS = "PASS"  # noqa: S105 (a verdict, not a secret)
-LOW_CONFID = "LOW_CONFID"
-REJECT = "REJECT"
-DEFAULT_THRESHOLDS = {"pass_groundedness": 0.8, "reject_groundedness": 0.4}
 
 _ABSENCE = re.compile(
     r"ruled out|rules? out|excluded|eliminated|confirmed (?:that )?(?:there (?:is|are|was|were) )?(?:no|none)\b"
@@ -47,11 +42,6 @@ _ABSENCE = re.compile(
     r"|已排除|排除了|可以排除|确认没有|确认无|不存在|未发现|没有发现|并无|未见|无异常|没有异常",
     re.IGNORECASE,
 )
-
-
-def thresholds_from_settings() -> dict[str, float]:
-    configured = getattr(settings, "SELFEVAL_VERIFIER_THRESHOLDS", None) or {}
-    return {**DEFAULT_THRESHOLDS, **{k: float(v) for k, v in configured.items()}}
 
 
 def is_absence_claim(text: str) -> bool:
@@ -137,26 +127,29 @@ def groundedness(outcomes: list[ClaimOutcome]) -> float | None:
     return round(supported / total, 3)
 
 
-def session_verdict(*, outcomes: list[ClaimOutcome], thresholds: dict[str, float]) -> tuple[str, str]:
+def session_verdict(*, outcomes: list[ClaimOutcome], thresholds: VerifierThresholds) -> tuple[VerifierVerdict, str]:
     """(verdict, rationale) per the thresholds in the module docstring."""
     score = groundedness(outcomes)
     if score is None:
-        return LOW_CONFID, "no claim could be judged"
+        return VerifierVerdict.LOW_CONFID, "no claim could be judged"
     counts = {
         v: sum(1 for o in outcomes if o.verdict == v) for v in (SUPPORTED, UNSUPPORTED, CONTRADICTED, NO_EVIDENCE)
     }
     summary = f"{counts[SUPPORTED]}/{len(outcomes)} claims supported, groundedness {score:.2f}"
     critical_contradicted = [o.claim.claim_id for o in outcomes if o.claim.critical and o.verdict == CONTRADICTED]
     if critical_contradicted:
-        return REJECT, f"{summary}; critical claim contradicted by evidence: {', '.join(critical_contradicted)}"
-    if score < thresholds["reject_groundedness"]:
-        return REJECT, f"{summary}; below the reject threshold {thresholds['reject_groundedness']}"
+        return (
+            VerifierVerdict.REJECT,
+            f"{summary}; critical claim contradicted by evidence: {', '.join(critical_contradicted)}",
+        )
+    if score < thresholds.reject_groundedness:
+        return VerifierVerdict.REJECT, f"{summary}; below the reject threshold {thresholds.reject_groundedness}"
     weak = [
         o.claim.claim_id for o in outcomes if (o.claim.critical and o.verdict != SUPPORTED) or o.verdict == CONTRADICTED
     ]
-    if score >= thresholds["pass_groundedness"] and not weak:
-        return PASS, summary
+    if score >= thresholds.pass_groundedness and not weak:
+        return VerifierVerdict.PASS, summary
     reasons = [f"claims needing evidence: {', '.join(weak)}"] if weak else []
-    if score < thresholds["pass_groundedness"]:
-        reasons.append(f"below the pass threshold {thresholds['pass_groundedness']}")
-    return LOW_CONFID, f"{summary}; {'; '.join(reasons)}"
+    if score < thresholds.pass_groundedness:
+        reasons.append(f"below the pass threshold {thresholds.pass_groundedness}")
+    return VerifierVerdict.LOW_CONFID, f"{summary}; {'; '.join(reasons)}"

@@ -1,9 +1,10 @@
 """Output shape of `GET /api/trace/<sessionId>`: camelCase, the self_evaluation layers structured.
 
-The layers are read from the stored container (snake_case, as the producers wrote them) and
-laid out for reading: rule factors, verifier claim checks with their facts and gatekeeper
-bindings, AIOps checks. Claim checks come from the `ClaimCheck` rows of the latest round when
-there are any, else from the verifier layer's JSON (sessions evaluated before the rows existed).
+The layers are read with the typed reader (`diagnosis.evaluation_layers`) and laid out for
+reading: rule factors, verifier claim checks with their facts and gatekeeper bindings, AIOps
+checks. Claim checks come from the `ClaimCheck` rows of the latest round when there are any,
+else from the verifier layer (sessions evaluated before the rows existed). A stored layer that
+cannot be read is null here and listed in `invalidLayers`; `raw` still shows it.
 """
 
 from typing import Any
@@ -11,9 +12,17 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from diagnosis.models import ClaimCheck
+from diagnosis.evaluation_layers import (
+    FactCheck,
+    GatekeeperBinding,
+    SelfEvaluation,
+    VerifierEvaluation,
+    entries_read,
+    layer_json,
+    self_evaluation_read,
+)
+from diagnosis.models import ClaimCheck, InvocationStatus
 from diagnosis.serializers import SessionContentSerializer, StepSerializer, ToolInvocationSerializer
-from diagnosis.services.merge import AIOPS_LAYER, RULE_LAYER, VERIFIER_LAYER
 from selfeval_site.backoffice.trace.selectors import Trace
 
 
@@ -103,10 +112,16 @@ class AiOpsLayerSerializer(serializers.Serializer):
     checks = serializers.ListField(child=serializers.DictField())
 
 
+class InvalidLayerSerializer(serializers.Serializer):
+    layer = serializers.CharField()
+    error = serializers.CharField(help_text="why the stored layer could not be read, with its JSON path")
+
+
 class LayersSerializer(serializers.Serializer):
     ruleEvaluation = RuleLayerSerializer(allow_null=True)
     verifierEvaluation = VerifierLayerSerializer(allow_null=True)
     aiopsRuleEvaluation = AiOpsLayerSerializer(allow_null=True)
+    invalidLayers = InvalidLayerSerializer(many=True, help_text="stored layers that could not be read (see raw)")
     raw = serializers.JSONField(help_text="the stored self_evaluation container as is (snake_case)")
 
 
@@ -162,13 +177,13 @@ class TraceSerializer(serializers.Serializer):
         return bool(trace.session.feedback)
 
     def get_hasRuleEvaluation(self, trace: Trace) -> bool:
-        return bool(_layer(trace, RULE_LAYER))
+        return _read(trace).rule is not None
 
     def get_hasVerifierEvaluation(self, trace: Trace) -> bool:
-        return bool(_layer(trace, VERIFIER_LAYER))
+        return _read(trace).verifier is not None
 
     def get_hasAiOpsRuleEvaluation(self, trace: Trace) -> bool:
-        return bool(_layer(trace, AIOPS_LAYER))
+        return _read(trace).aiops is not None
 
     @extend_schema_field(LayersSerializer)
     def get_selfEvaluation(self, trace: Trace) -> dict[str, Any]:
@@ -200,7 +215,7 @@ class TraceSerializer(serializers.Serializer):
                 "durationMs": duration,
                 "stepCount": len(trace.steps),
                 "invocationCount": len(trace.invocations),
-                "failedInvocationCount": sum(1 for inv in trace.invocations if inv.status == "FAILED"),
+                "failedInvocationCount": sum(1 for inv in trace.invocations if inv.status == InvocationStatus.FAILED),
                 "evaluationState": session.evaluation_state,
             },
             "evidence": {
@@ -216,11 +231,7 @@ class TraceSerializer(serializers.Serializer):
                 },
                 "aiops": {
                     "verdict": (aiops or {}).get("verdict") or session.aiops_verdict or None,
-                    "failedChecks": [
-                        c.get("name") or c.get("check")
-                        for c in (aiops or {}).get("checks", [])
-                        if isinstance(c, dict) and c.get("passed") is False
-                    ],
+                    "failedChecks": [c["check"] for c in (aiops or {}).get("checks", []) if not c["passed"]],
                 },
             },
             "user": {
@@ -232,41 +243,42 @@ class TraceSerializer(serializers.Serializer):
         }
 
 
-def _layer(trace: Trace, name: str) -> dict[str, Any]:
-    value = (trace.session.self_evaluation or {}).get(name)
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
+def _read(trace: Trace) -> SelfEvaluation:
+    """The session's layers, read once per trace (memoised on the session object)."""
+    cached = getattr(trace.session, "_self_evaluation", None)
+    if cached is None:
+        cached = trace.session._self_evaluation = self_evaluation_read(trace.session.self_evaluation)
+    return cached
 
 
 def structured_layers(trace: Trace) -> dict[str, Any]:
-    """The three layers in camelCase; a missing layer is null. Memoised on the trace object."""
+    """The three layers in camelCase; a missing or unreadable layer is null. Memoised on the trace."""
     cached = getattr(trace.session, "_structured_layers", None)
     if cached is not None:
         return cached
-    rule, verifier, aiops = _layer(trace, RULE_LAYER), _layer(trace, VERIFIER_LAYER), _layer(trace, AIOPS_LAYER)
+    evaluation = _read(trace)
+    rule, aiops = evaluation.rule, evaluation.aiops
     result = {
         "ruleEvaluation": {
-            "evidenceScore": rule.get("evidence_score"),
-            "source": rule.get("source"),
-            "factors": _list(rule.get("factors")),
+            "evidenceScore": rule.evidence_score,
+            "source": rule.source,
+            "factors": layer_json(rule.factors),
         }
         if rule
         else None,
-        "verifierEvaluation": _verifier(verifier, trace.claim_checks) if verifier or trace.claim_checks else None,
-        "aiopsRuleEvaluation": {"verdict": aiops.get("verdict"), "checks": _list(aiops.get("checks"))}
-        if aiops
+        "verifierEvaluation": _verifier(evaluation.verifier or VerifierEvaluation(), trace.claim_checks)
+        if evaluation.verifier or trace.claim_checks
         else None,
-        "raw": trace.session.self_evaluation or {},
+        "aiopsRuleEvaluation": {"verdict": aiops.verdict, "checks": layer_json(aiops.checks)} if aiops else None,
+        "invalidLayers": [{"layer": layer.name, "error": layer.error} for layer in evaluation.invalid],
+        "raw": evaluation.container,
     }
     trace.session._structured_layers = result
     return result
 
 
-def _verifier(layer: dict[str, Any], rows: list[ClaimCheck]) -> dict[str, Any]:
-    gatekeeper = layer.get("gatekeeper_result") if isinstance(layer.get("gatekeeper_result"), dict) else {}
+def _verifier(layer: VerifierEvaluation, rows: list[ClaimCheck]) -> dict[str, Any]:
+    gatekeeper = layer.gatekeeper_result
     if rows:
         claim_checks = [
             {
@@ -277,47 +289,43 @@ def _verifier(layer: dict[str, Any], rows: list[ClaimCheck]) -> dict[str, Any]:
                 "judge": row.judge,
                 "rationale": row.rationale,
                 "service": row.service,
-                "facts": _list(row.facts),
-                "bindings": _list(row.bindings),
+                "facts": layer_json(entries_read(row.facts, FactCheck) or []),
+                "bindings": layer_json(entries_read(row.bindings, GatekeeperBinding) or []),
             }
             for row in rows
         ]
     else:
-        claim_checks = [_claim_from_json(item) for item in _list(layer.get("claim_checks")) if isinstance(item, dict)]
-    bindings = _list(gatekeeper.get("bindings")) or [
-        {"claimId": check["claimId"], **binding}
-        for check in claim_checks
-        for binding in check["bindings"]
-        if isinstance(binding, dict)
-    ]
+        bindings = gatekeeper.bindings if gatekeeper else []
+        claim_checks = [
+            {
+                "claimId": check.claim_id,
+                "text": check.text,
+                "critical": check.critical,
+                "verdict": check.verdict,
+                "judge": check.judge,
+                "rationale": check.rationale,
+                "service": "",
+                "facts": layer_json([f for f in layer.facts_checked if f.claim_id == check.claim_id]),
+                "bindings": layer_json([b for b in bindings if b.claim_id == check.claim_id]),
+            }
+            for check in layer.claim_checks
+        ]
     return {
-        "source": layer.get("source"),
-        "verdict": layer.get("verdict"),
-        "groundednessScore": layer.get("groundedness_score"),
-        "criticalFactCount": layer.get("critical_fact_count"),
-        "round": layer.get("round"),
-        "rationale": layer.get("rationale"),
-        "traceabilityVersion": layer.get("traceability_version"),
+        "source": layer.source or None,
+        "verdict": layer.verdict,
+        "groundednessScore": layer.groundedness_score,
+        "criticalFactCount": layer.critical_fact_count,
+        "round": layer.round,
+        "rationale": layer.rationale,
+        "traceabilityVersion": layer.traceability_version,
         "claimChecks": claim_checks,
-        "factsChecked": _list(layer.get("facts_checked")),
-        "gatekeeperBindings": bindings,
-        "gatekeeperSummary": gatekeeper.get("summary") if isinstance(gatekeeper.get("summary"), dict) else {},
-        "executorOutputParseStatus": layer.get("executor_output_parse_status") or {},
-        "executorStructuredOutput": layer.get("executor_structured_output"),
-        "composerOutput": layer.get("composer_output") or {},
-        "toolTraceSummary": layer.get("tool_trace_summary") or [],
-    }
-
-
-def _claim_from_json(item: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "claimId": str(item.get("claim_id") or item.get("claimId") or ""),
-        "text": str(item.get("text") or item.get("claim_text") or ""),
-        "critical": bool(item.get("critical")),
-        "verdict": str(item.get("verdict") or ""),
-        "judge": str(item.get("judge") or ""),
-        "rationale": str(item.get("rationale") or ""),
-        "service": str(item.get("service") or ""),
-        "facts": _list(item.get("facts")),
-        "bindings": _list(item.get("bindings")),
+        "factsChecked": layer_json(layer.facts_checked),
+        "gatekeeperBindings": layer_json(gatekeeper.bindings)
+        if gatekeeper
+        else [binding for check in claim_checks for binding in check["bindings"]],
+        "gatekeeperSummary": layer_json(gatekeeper.summary) if gatekeeper else {},
+        "executorOutputParseStatus": layer_json(layer.executor_output_parse_status or {}),
+        "executorStructuredOutput": layer.executor_structured_output,
+        "composerOutput": layer_json(layer.composer_output or {}),
+        "toolTraceSummary": layer_json(layer.tool_trace_summary),
     }

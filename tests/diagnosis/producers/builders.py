@@ -3,8 +3,22 @@
 import hashlib
 from typing import Any
 
+from diagnosis.evaluation_layers import layer_json
+from diagnosis.services.evaluation_config import evaluation_config, evaluation_judge
+from diagnosis.services.producers import pipeline
+from diagnosis.services.producers.judges import Judge
 from diagnosis.services.producers.text import detect_language
-from diagnosis.services.producers.types import InvocationData, RefData, SessionData
+from diagnosis.services.producers.types import InvocationData, PipelineResult, RefData, SessionData
+
+
+def evaluate(data: SessionData, *, judge: Judge | None = None) -> PipelineResult:
+    """The pipeline as production runs it: this process's settings and judge, unless `judge` is given."""
+    return pipeline.evaluate(data, config=evaluation_config(), judge=judge or evaluation_judge())
+
+
+def layer_of(result: PipelineResult, name: str) -> dict[str, Any]:
+    """One layer of the result as it is stored (JSON)."""
+    return layer_json(result.layers[name])
 
 
 def ref(ref_id: str, content: str, *, source: str = "kb://doc", invocation_id: str = "") -> RefData:

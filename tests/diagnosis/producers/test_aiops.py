@@ -2,6 +2,8 @@
 
 import pytest
 
+from diagnosis.evaluation_layers import layer_json
+from diagnosis.services.evaluation_config import evaluation_config
 from diagnosis.services.producers.aiops import aiops_rule_evaluation, report_lead
 
 from .builders import inv, retrieval, session
@@ -17,9 +19,9 @@ ALL_TOOLS = [
 
 
 def run(answer=REPORT, invocations=ALL_TOOLS, alert=ALERT, active_alerts=OTHERS) -> dict:
-    return aiops_rule_evaluation(
-        session=session(mode="aiops", answer=answer, invocations=invocations, alert=alert, active_alerts=active_alerts)
-    )
+    """The AIOps layer as stored, with the configured tool map."""
+    data = session(mode="aiops", answer=answer, invocations=invocations, alert=alert, active_alerts=active_alerts)
+    return layer_json(aiops_rule_evaluation(session=data, tool_categories=evaluation_config().tool_categories))
 
 
 def checks(layer: dict) -> dict[str, bool]:

@@ -6,17 +6,10 @@ import httpx
 import pytest
 from django.core.cache import cache
 
-from diagnosis.services.producers.judges import (
-    CascadeJudge,
-    DeterministicJudge,
-    LLMJudge,
-    judge_from_settings,
-    judge_get,
-    judge_reset,
-)
-from diagnosis.services.producers.pipeline import evaluate
+from diagnosis.services.evaluation_config import evaluation_config, evaluation_config_reset, evaluation_judge
+from diagnosis.services.producers.judges import CascadeJudge, DeterministicJudge, LLMJudge, judge_build
 
-from .builders import claim, executor, retrieval, session
+from .builders import claim, evaluate, executor, layer_of, retrieval, session
 
 EVIDENCE = (
     "checkout-api 调用 payment-service 超时（timeout 3s），共 1,204 次。过去一小时 payment-service 的 5xx 错误数为 0。"
@@ -38,13 +31,24 @@ def llm_calls():
 
 
 def cascade(transport) -> CascadeJudge:
-    llm = LLMJudge(base_url="http://llm.test/v1", model="m", retries=0, backoff=0, transport=transport)
-    return CascadeJudge(first=DeterministicJudge(), second=llm)
+    deterministic = DeterministicJudge()
+    llm = LLMJudge(
+        base_url="http://llm.test/v1",
+        model="m",
+        fallback=deterministic,
+        api_key="",
+        timeout=5,
+        retries=0,
+        backoff=0,
+        cache_seconds=60,
+        transport=transport,
+    )
+    return CascadeJudge(first=deterministic, second=llm)
 
 
 def layer_for(judge, *claims) -> dict:
     data = session(invocations=[retrieval("inv-1", EVIDENCE)], executor_output=executor(*claims))
-    return evaluate(data, judge=judge).layers["verifier_evaluation"]
+    return layer_of(evaluate(data, judge=judge), "verifier_evaluation")
 
 
 def test_only_unaligned_claims_go_to_the_llm(llm_calls):
@@ -102,14 +106,14 @@ def test_an_unreachable_llm_leaves_the_deterministic_verdict(llm_calls):
 
 
 def test_one_judge_per_process_rebuilt_when_the_setting_changes(settings):
-    judge_reset()
-    first = judge_get()
-    assert judge_get() is first and isinstance(first, DeterministicJudge)
+    evaluation_config_reset()
+    first = evaluation_judge()
+    assert evaluation_judge() is first and isinstance(first, DeterministicJudge)
 
     settings.SELFEVAL_JUDGE = "cascade"
     settings.SELFEVAL_LLM_BASE_URL, settings.SELFEVAL_LLM_MODEL = "http://llm.test/v1", "m"
-    built = judge_get()
+    built = evaluation_judge()
     assert isinstance(built, CascadeJudge) and built is not first
-    assert isinstance(judge_from_settings(), CascadeJudge)
-    judge_reset()
+    assert isinstance(judge_build(config=evaluation_config()), CascadeJudge)
+    evaluation_config_reset()
     assert built.second._client.is_closed

@@ -2,9 +2,7 @@
 
 import pytest
 
-from diagnosis.services.producers.pipeline import evaluate
-
-from .builders import claim, executor, inv, retrieval, session
+from .builders import claim, evaluate, executor, inv, layer_of, retrieval, session
 
 ZH_KB = "当 order-service 的数据库连接池耗尽时，请求排队超时并返回 5xx。错误率升至 35%。"
 EN_KB = "When the order-service database connection pool is exhausted, requests queue and time out with 5xx."
@@ -34,7 +32,7 @@ def compose(language: str, *keys: str, executor_output=None) -> dict:
     output = executor_output if executor_output is not None else executor(*(claims[k] for k in keys))
     query = "订单服务为什么报错？" if language == "zh" else "Why does the order service fail?"
     result = evaluate(session(invocations=INVOCATIONS, executor_output=output, query=query))
-    return result.layers["verifier_evaluation"]["composer_output"]
+    return layer_of(result, "verifier_evaluation")["composer_output"]
 
 
 @pytest.mark.parametrize(

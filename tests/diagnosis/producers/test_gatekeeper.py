@@ -2,8 +2,15 @@
 
 import pytest
 
+from diagnosis.evaluation_layers import layer_json
 from diagnosis.services.producers.executor_output import executor_output_parse
-from diagnosis.services.producers.gatekeeper import gatekeeper_check, gatekeeper_result
+from diagnosis.services.producers.gatekeeper import (
+    binding_check,
+    excerpt_locate,
+    gatekeeper_check,
+    gatekeeper_result,
+    source_index,
+)
 
 from .builders import claim, executor, inv, retrieval
 
@@ -77,7 +84,7 @@ def test_result_counts_statuses_per_claim():
             claim("c2", "b", ("$.no_evidence", ""), ("inv-2#1", "slow query")),
         )
     )
-    result = gatekeeper_result(bindings=gatekeeper_check(claims=parsed.claims, invocations=INVOCATIONS))
+    result = layer_json(gatekeeper_result(bindings=gatekeeper_check(claims=parsed.claims, invocations=INVOCATIONS)))
 
     assert result["by_claim"] == {"c1": ["VERIFIED", "REF_NOT_FOUND"], "c2": ["NO_EVIDENCE", "REF_FROM_FAILED_CALL"]}
     assert result["summary"] == {
@@ -94,13 +101,13 @@ def test_result_counts_statuses_per_claim():
 def test_valid_output_parses_claims_and_ignores_final_answer():
     parsed = executor_output_parse(raw=executor(claim("c1", "text", ("inv-1#1", "x")), final_answer="extra fact: 42%"))
 
-    assert parsed.status_dict() == {"status": "VALID", "errors": [], "fallback": None}
+    assert layer_json(parsed.parse_status()) == {"status": "VALID", "errors": [], "fallback": None}
     assert "finalAnswer" not in parsed.structured_output()
     assert [c.claim_id for c in parsed.claims] == ["c1"]
 
 
 def test_missing_output_has_an_explicit_fallback():
-    status = executor_output_parse(raw=None).status_dict()
+    status = layer_json(executor_output_parse(raw=None).parse_status())
 
     assert status["status"] == "MISSING"
     assert status["fallback"]["strategy"] == "no_claims_judged"
@@ -140,4 +147,25 @@ def test_invalid_output_names_the_problem(raw, error):
     assert parsed.status == "INVALID"
     assert any(error in e for e in parsed.errors), parsed.errors
     assert parsed.claims == []
-    assert parsed.status_dict()["fallback"]["reason"] == "structured executor output invalid"
+    assert layer_json(parsed.parse_status())["fallback"]["reason"] == "structured executor output invalid"
+
+
+@pytest.mark.parametrize(
+    ("content", "excerpt", "marked"),
+    [
+        ("Connection   Pool exhausted", "connection pool", "Connection   Pool"),
+        ("  leading spaces", "leading", "leading"),
+        ("当 order-service 的数据库 连接池 耗尽时", "连接池耗尽", "连接池 耗尽"),
+        ("ＨＴＴＰ ５０３ returned", "HTTP 503", "ＨＴＴＰ ５０３"),
+        ("pool started, then the pool failed", "started...failed", "started, then the pool failed"),
+        ("nothing relevant", "other text", None),
+    ],
+)
+def test_excerpt_locate_finds_in_the_raw_content_what_the_gatekeeper_verified(content, excerpt, marked):
+    span = excerpt_locate(excerpt, content)
+
+    assert (content[span[0] : span[1]] if span else None) == marked
+    verdict = binding_check(
+        claim_id="c1", ref_id="r#1", excerpt=excerpt, sources=source_index((retrieval("r", content, level="L0"),))
+    )
+    assert (verdict.status == "VERIFIED") == (span is not None)

@@ -10,10 +10,10 @@ import pytest
 from django.core.cache import cache
 from django.core.exceptions import ImproperlyConfigured
 
-from diagnosis.services.producers.judges import DeterministicJudge, LLMJudge, judge_from_settings
-from diagnosis.services.producers.pipeline import evaluate
+from diagnosis.services.evaluation_config import evaluation_judge
+from diagnosis.services.producers.judges import DeterministicJudge, LLMJudge
 
-from .builders import claim, executor, retrieval, session
+from .builders import claim, evaluate, executor, layer_of, retrieval, session
 
 EVIDENCE = [retrieval("inv-1", "当 order-service 的数据库连接池耗尽时，请求排队超时并返回 5xx。")]
 CLAIM = claim("c1", "order-service 的数据库连接池耗尽", ("inv-1#1", "连接池耗尽"))
@@ -69,13 +69,23 @@ def fake_llm():
     cache.clear()
 
 
-def llm_judge(base_url: str, **kw) -> LLMJudge:
-    return LLMJudge(base_url=base_url, model="test-model", api_key="k-test", timeout=0.3, retries=2, backoff=0, **kw)
+def llm_judge(base_url: str) -> LLMJudge:
+    return LLMJudge(
+        base_url=base_url,
+        model="test-model",
+        api_key="k-test",
+        timeout=0.3,
+        retries=2,
+        backoff=0,
+        cache_seconds=60,
+        fallback=DeterministicJudge(),
+    )
 
 
 def judge_claim(judge) -> dict:
-    layer = evaluate(session(invocations=EVIDENCE, executor_output=executor(CLAIM)), judge=judge).layers
-    return layer["verifier_evaluation"]
+    return layer_of(
+        evaluate(session(invocations=EVIDENCE, executor_output=executor(CLAIM)), judge=judge), "verifier_evaluation"
+    )
 
 
 def test_llm_verdict_is_used_and_the_request_is_openai_compatible(fake_llm):
@@ -160,23 +170,29 @@ def test_code_guards_run_before_the_llm(fake_llm):
     server, url = fake_llm
     absence = claim("c1", "已排除网络问题", ("$.no_evidence", ""))
 
-    layer = evaluate(session(invocations=EVIDENCE, executor_output=executor(absence)), judge=llm_judge(url))
+    result = evaluate(session(invocations=EVIDENCE, executor_output=executor(absence)), judge=llm_judge(url))
 
-    assert layer.layers["verifier_evaluation"]["claim_checks"][0]["verdict"] == "NO_EVIDENCE"
+    assert layer_of(result, "verifier_evaluation")["claim_checks"][0]["verdict"] == "NO_EVIDENCE"
     assert server.requests == []
 
 
-def test_judge_is_chosen_by_setting(settings, fake_llm):
+def test_judge_is_chosen_by_setting_and_built_once_per_process(settings, fake_llm):
     _, url = fake_llm
-    assert isinstance(judge_from_settings(), DeterministicJudge)
+    assert isinstance(evaluation_judge(), DeterministicJudge)
 
     settings.SELFEVAL_JUDGE = "llm"
     settings.SELFEVAL_LLM_BASE_URL, settings.SELFEVAL_LLM_MODEL = url, "m"
-    assert isinstance(judge_from_settings(), LLMJudge)
+    judge = evaluation_judge()
+    assert isinstance(judge, LLMJudge) and judge.model == "m"
+    assert evaluation_judge() is judge  # one judge (one HTTP client) for every evaluation
+
+    settings.SELFEVAL_LLM_TIMEOUT = 3.0  # a changed setting closes the judge and builds a new one
+    assert judge._client.is_closed
+    assert evaluation_judge() is not judge and evaluation_judge().timeout == 3.0
 
     settings.SELFEVAL_LLM_BASE_URL = ""
     with pytest.raises(ImproperlyConfigured):
-        judge_from_settings()
+        evaluation_judge()
     settings.SELFEVAL_JUDGE = "oracle"
     with pytest.raises(ImproperlyConfigured):
-        judge_from_settings()
+        evaluation_judge()

@@ -3,9 +3,8 @@
 import pytest
 
 from diagnosis.services.producers import pipeline
-from diagnosis.services.producers.pipeline import evaluate
 
-from .builders import claim, executor, inv, retrieval, session
+from .builders import claim, evaluate, executor, inv, layer_of, retrieval, session
 
 KB = "当 order-service 的数据库连接池耗尽时，请求排队超时并返回 5xx。"
 GOOD = claim("c1", "order-service 的数据库连接池耗尽", ("inv-1#1", "连接池耗尽"))
@@ -21,7 +20,7 @@ def test_chat_session_gets_rule_and_verifier_layers():
     (claim_result,) = result.claim_results
     assert (claim_result.claim_id, claim_result.verdict, claim_result.service) == ("c1", "SUPPORTED", "order-service")
     assert claim_result.ref_ids == ("inv-1#1",)
-    assert claim_result.bindings[0]["status"] == "VERIFIED"
+    assert claim_result.bindings[0].status == "VERIFIED"
 
 
 def test_aiops_session_without_claims_gets_rule_and_aiops_layers():
@@ -148,7 +147,7 @@ def test_aiops_report_about_the_wrong_alert_is_unsupported_reasoning():
         )
     )
 
-    assert result.layers["aiops_rule_evaluation"]["verdict"] == "FAIL"
+    assert layer_of(result, "aiops_rule_evaluation")["verdict"] == "FAIL"
     assert result.failure_attribution == "UNSUPPORTED_REASONING"
 
 

@@ -2,9 +2,16 @@
 
 import pytest
 
+from diagnosis.evaluation_layers import layer_json
 from diagnosis.services.producers.rules import rule_evaluation
 
 from .builders import inv, retrieval, session
+
+
+def rule_layer(data) -> dict:
+    """The rule layer as stored."""
+    return layer_json(rule_evaluation(session=data))
+
 
 OK_PLAIN = inv("p1", tool="query_metrics")
 FAILED_PLAIN = inv("p2", tool="query_metrics", status="FAILED")
@@ -44,7 +51,7 @@ L1_FAILED = retrieval("r5", "chunk", level="L1", status="FAILED")
     ],
 )
 def test_rule_table(status, invocations, score, rules):
-    layer = rule_evaluation(session=session(status=status, invocations=invocations))
+    layer = rule_layer(session(status=status, invocations=invocations))
 
     assert layer["evidence_score"] == score
     assert layer["source"] == "rule"
@@ -52,18 +59,18 @@ def test_rule_table(status, invocations, score, rules):
 
 
 def test_factor_deltas_sum_to_the_unclamped_score():
-    layer = rule_evaluation(session=session(invocations=[OK_PLAIN, L0]))
+    layer = rule_layer(session(invocations=[OK_PLAIN, L0]))
 
     assert {f["rule"]: f["delta"] for f in layer["factors"]} == {"has_successful_tool_call": 30, "l0_exact_match": 35}
     assert all(f["detail"] for f in layer["factors"])
 
 
 def test_running_session_is_marked_partial_and_finished_is_not():
-    assert rule_evaluation(session=session(status="RUNNING", invocations=[OK_PLAIN]))["partial"] is True
-    assert rule_evaluation(session=session(status="SUCCEEDED", invocations=[OK_PLAIN]))["partial"] is False
+    assert rule_layer(session(status="RUNNING", invocations=[OK_PLAIN]))["partial"] is True
+    assert rule_layer(session(status="SUCCEEDED", invocations=[OK_PLAIN]))["partial"] is False
 
 
 def test_terminal_rules_set_the_score_to_zero():
-    factor = rule_evaluation(session=session(status="FAILED", invocations=[L0]))["factors"][0]
+    factor = rule_layer(session(status="FAILED", invocations=[L0]))["factors"][0]
 
     assert factor == {"rule": "execution_failed", "delta": 0, "sets_score": 0, "detail": "session status is FAILED"}

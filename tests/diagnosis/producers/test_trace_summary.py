@@ -1,8 +1,6 @@
 """Tool trace summary: one navigation entry per call, in call order, with the claims citing it."""
 
-from diagnosis.services.producers.pipeline import evaluate
-
-from .builders import claim, executor, inv, retrieval, session
+from .builders import claim, evaluate, executor, inv, layer_of, retrieval, session
 
 KB = "当 order-service 的数据库连接池耗尽时，请求排队超时并返回 5xx。"
 
@@ -18,7 +16,7 @@ def test_one_entry_per_call_in_call_order_with_the_claims_that_cite_it():
         claim("c2", "请求排队超时", ("inv-1#1", "请求排队超时"), ("inv-2", "anything")),
     )
 
-    summary = evaluate(session(invocations=invocations, executor_output=claims)).layers["verifier_evaluation"][
+    summary = layer_of(evaluate(session(invocations=invocations, executor_output=claims)), "verifier_evaluation")[
         "tool_trace_summary"
     ]
 
@@ -57,6 +55,6 @@ def test_one_entry_per_call_in_call_order_with_the_claims_that_cite_it():
 
 
 def test_no_calls_give_an_empty_summary():
-    layer = evaluate(session(executor_output=executor())).layers["verifier_evaluation"]
+    layer = layer_of(evaluate(session(executor_output=executor())), "verifier_evaluation")
 
     assert layer["tool_trace_summary"] == []

@@ -2,9 +2,7 @@
 
 import pytest
 
-from diagnosis.services.producers.pipeline import evaluate
-
-from .builders import claim, executor, retrieval, session
+from .builders import claim, evaluate, executor, layer_of, retrieval, session
 
 KB = "当 order-service 的数据库连接池耗尽时，请求排队超时并返回 5xx。连接池最大连接数为 50。"
 LOGS = "HikariPool-1 - Connection is not available, request timed out after 30000ms. 错误率升至 35%。"
@@ -12,9 +10,9 @@ INVOCATIONS = [retrieval("inv-1", KB), retrieval("inv-2", LOGS, source="loki://o
 
 
 def verify(*claims, **kw) -> dict:
-    return evaluate(session(invocations=INVOCATIONS, executor_output=executor(*claims), **kw)).layers[
-        "verifier_evaluation"
-    ]
+    return layer_of(
+        evaluate(session(invocations=INVOCATIONS, executor_output=executor(*claims), **kw)), "verifier_evaluation"
+    )
 
 
 def verdicts(layer: dict) -> dict[str, str]:
@@ -118,7 +116,7 @@ def test_session_verdict_follows_the_thresholds(claims, verdict, groundedness):
 
 
 def test_thresholds_are_configurable(settings):
-    settings.SELFEVAL_VERIFIER_THRESHOLDS = {"pass_groundedness": 0.6}
+    settings.SELFEVAL_VERIFIER_THRESHOLDS = {**settings.SELFEVAL_VERIFIER_THRESHOLDS, "pass_groundedness": 0.6}
 
     layer = verify(SUPPORTED, UNSUPPORTED_MINOR)
 
@@ -127,7 +125,7 @@ def test_thresholds_are_configurable(settings):
 
 
 def test_missing_executor_output_is_low_confidence_with_no_claims_judged():
-    layer = evaluate(session(invocations=INVOCATIONS, executor_output=None)).layers["verifier_evaluation"]
+    layer = layer_of(evaluate(session(invocations=INVOCATIONS, executor_output=None)), "verifier_evaluation")
 
     assert layer["verdict"] == "LOW_CONFID"
     assert layer["groundedness_score"] is None
@@ -138,7 +136,7 @@ def test_missing_executor_output_is_low_confidence_with_no_claims_judged():
 
 def test_invalid_executor_output_keeps_the_raw_output_and_says_why():
     raw = {"version": "executor_evidence_v2", "claims": [{"claimId": "c1"}], "finalAnswer": "连接池耗尽"}
-    layer = evaluate(session(invocations=INVOCATIONS, executor_output=raw)).layers["verifier_evaluation"]
+    layer = layer_of(evaluate(session(invocations=INVOCATIONS, executor_output=raw)), "verifier_evaluation")
 
     assert layer["verdict"] == "LOW_CONFID"
     assert layer["executor_output_parse_status"]["status"] == "INVALID"
@@ -148,7 +146,7 @@ def test_invalid_executor_output_keeps_the_raw_output_and_says_why():
 
 def test_final_answer_is_never_a_source_of_facts():
     output = executor(claim("c1", "缓存命中率下降", ("inv-1#1", "连接池耗尽")), final_answer="缓存命中率下降")
-    layer = evaluate(session(invocations=INVOCATIONS, executor_output=output)).layers["verifier_evaluation"]
+    layer = layer_of(evaluate(session(invocations=INVOCATIONS, executor_output=output)), "verifier_evaluation")
 
     assert verdicts(layer) == {"c1": "UNSUPPORTED"}
     assert "finalAnswer" not in layer["executor_structured_output"]
@@ -181,7 +179,7 @@ def test_round_increments_only_on_new_evidence(previous_round, previous_fingerpr
     )
 
     assert result.round == expected
-    assert result.layers["verifier_evaluation"]["round"] == expected
+    assert layer_of(result, "verifier_evaluation")["round"] == expected
 
 
 METRICS = (
@@ -210,12 +208,15 @@ ZH_CAUSES = "10:05 发布了 v2.3.1。10:07 起错误率上升到 12%。因磁�
     ],
 )
 def test_zero_quantities(text, evidence, expected):
-    layer = evaluate(
-        session(
-            invocations=[retrieval("inv-1", METRICS)],
-            executor_output=executor(claim("c1", text, ("inv-1#1", evidence))),
-        )
-    ).layers["verifier_evaluation"]
+    layer = layer_of(
+        evaluate(
+            session(
+                invocations=[retrieval("inv-1", METRICS)],
+                executor_output=executor(claim("c1", text, ("inv-1#1", evidence))),
+            )
+        ),
+        "verifier_evaluation",
+    )
 
     assert verdicts(layer) == {"c1": expected}, layer["claim_checks"][0]["rationale"]
 
@@ -230,13 +231,16 @@ def test_zero_quantities(text, evidence, expected):
     ],
 )
 def test_zero_quantities_in_chinese(text, evidence, expected):
-    layer = evaluate(
-        session(
-            invocations=[retrieval("inv-1", ZH_METRICS)],
-            executor_output=executor(claim("c1", text, ("inv-1#1", evidence))),
-            language="zh",
-        )
-    ).layers["verifier_evaluation"]
+    layer = layer_of(
+        evaluate(
+            session(
+                invocations=[retrieval("inv-1", ZH_METRICS)],
+                executor_output=executor(claim("c1", text, ("inv-1#1", evidence))),
+                language="zh",
+            )
+        ),
+        "verifier_evaluation",
+    )
 
     assert verdicts(layer) == {"c1": expected}, layer["claim_checks"][0]["rationale"]
 
@@ -276,8 +280,9 @@ def test_zero_quantities_in_chinese(text, evidence, expected):
 def test_causal_claims_need_the_evidence_to_state_the_link(text, evidence, expected):
     invocations = [retrieval("inv-1", CAUSES), retrieval("inv-2", ZH_CAUSES)]
     bindings = [("inv-2#1" if any("\u4e00" <= ch <= "\u9fff" for ch in e) else "inv-1#1", e) for e in evidence]
-    layer = evaluate(session(invocations=invocations, executor_output=executor(claim("c1", text, *bindings)))).layers[
-        "verifier_evaluation"
-    ]
+    layer = layer_of(
+        evaluate(session(invocations=invocations, executor_output=executor(claim("c1", text, *bindings)))),
+        "verifier_evaluation",
+    )
 
     assert verdicts(layer) == {"c1": expected}, layer["claim_checks"][0]["rationale"]

@@ -3,7 +3,7 @@
 - `DeterministicJudge` (deterministic.py): alignment-based entailment, offline (see its docstring);
 - `LLMJudge` (llm.py): an OpenAI-compatible endpoint, the deterministic judge as fallback;
 - `CascadeJudge` (cascade.py): deterministic first, the LLM judge only for unaligned claims.
-`judge_from_settings` builds the configured one; `judge_get` keeps one per process.
+`judge_build` builds the configured one (`services.evaluation_config.evaluation_judge` keeps one per process).
 """
 
 from .base import (
@@ -22,11 +22,11 @@ from .base import (
 )
 from .cascade import CascadeJudge
 from .deterministic import DeterministicJudge
-from .factory import JUDGE_CHOICES, judge_from_settings, judge_get, judge_reset
+from .factory import JUDGE_CHOICES, judge_build
 from .llm import LLMJudge
 
 __all__ = [
     "ALIGNED", "CONFLICT", "CONTRADICTED", "JUDGE_CHOICES", "JUDGE_VERDICTS", "NO_EVIDENCE", "STRUCTURE", "SUPPORTED",
     "UNALIGNED", "UNSUPPORTED", "CascadeJudge", "DeterministicJudge", "Judge", "JudgeInput", "Judgement", "LLMJudge",
-    "judge_from_settings", "judge_get", "judge_reset",
+    "judge_build",
 ]  # fmt: skip

@@ -3,12 +3,14 @@
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from diagnosis.constants import ClaimVerdict
+
 from ..facts import EvidenceText
 
-SUPPORTED = "SUPPORTED"
-UNSUPPORTED = "UNSUPPORTED"
-CONTRADICTED = "CONTRADICTED"
-NO_EVIDENCE = "NO_EVIDENCE"
+SUPPORTED = ClaimVerdict.SUPPORTED
+UNSUPPORTED = ClaimVerdict.UNSUPPORTED
+CONTRADICTED = ClaimVerdict.CONTRADICTED
+NO_EVIDENCE = ClaimVerdict.NO_EVIDENCE
 JUDGE_VERDICTS = (SUPPORTED, UNSUPPORTED, CONTRADICTED)
 
 # Why the deterministic judge decided: the cascade escalates only UNALIGNED.

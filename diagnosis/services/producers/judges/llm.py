@@ -4,7 +4,8 @@ POST `{base_url}/chat/completions` with `model`, bearer `api_key`, JSON response
 temperature 0. `timeout` seconds per attempt, `retries` retries after the first attempt
 (timeouts, transport errors, 408/429/5xx and malformed answers), linear `backoff`. Answers are
 cached in Django's cache by a hash of model + prompt for `cache_seconds`. When every attempt
-fails the `fallback` judge (deterministic by default) decides and the rationale says so (`Judgement.fallback_reason`).
+fails the `fallback` judge (the deterministic one, see `factory.py`) decides and the rationale says so
+(`Judgement.fallback_reason`). Every setting is a constructor argument: the defaults are the settings'.
 """
 
 import hashlib
@@ -18,7 +19,6 @@ from django.core.cache import cache
 from django.core.exceptions import ImproperlyConfigured
 
 from .base import JUDGE_VERDICTS, Judge, JudgeInput, Judgement
-from .deterministic import DeterministicJudge
 
 logger = logging.getLogger(__name__)
 
@@ -47,19 +47,19 @@ class LLMJudge:
         *,
         base_url: str,
         model: str,
-        fallback: Judge | None = None,
-        api_key: str = "",
-        timeout: float = 20.0,
-        retries: int = 2,
-        backoff: float = 0.5,
-        cache_seconds: int = 7 * 86400,
+        fallback: Judge,
+        api_key: str,
+        timeout: float,
+        retries: int,
+        backoff: float,
+        cache_seconds: int,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
         if not base_url or not model:
             raise ImproperlyConfigured("the LLM judge needs a base URL and a model")
         self.base_url = base_url.rstrip("/")
         self.model = model
-        self.fallback = fallback if fallback is not None else DeterministicJudge()
+        self.fallback = fallback
         self.timeout = timeout
         self.retries = retries
         self.backoff = backoff
