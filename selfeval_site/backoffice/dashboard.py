@@ -252,6 +252,16 @@ def _aiops_check_failures_by_day(date_range: DateRange) -> list[tuple[dt.date, s
     return list(rows)
 
 
+# Which user feedback / reviewer judgement each verdict predicts: a verdict agrees with a session's
+# feedback or judgement when that value is in its set. The calibration panel's agreement rates.
+VERDICT_AGREES_WITH_FEEDBACK = {"PASS": {"useful"}, "LOW_CONFID": {"not_useful"}, "REJECT": {"not_useful"}}
+VERDICT_AGREES_WITH_JUDGEMENT = {
+    "PASS": {"correct"},
+    "LOW_CONFID": {"partly_correct", "wrong"},
+    "REJECT": {"wrong"},
+}
+
+
 @dataclass
 class Calibration:
     range: DateRange
