@@ -1,10 +1,13 @@
 """Reads of diagnosis data, already scoped to what the caller may see."""
 
+from datetime import datetime
+
 from django.db.models import Prefetch, QuerySet
 from django.http import Http404
 
 from diagnosis.models import DiagnosisSession, EvidenceRef, ToolInvocation
 from selfeval_site.tenancy.access import Access
+from selfeval_site.tenancy.models import Project
 
 
 def session_list(*, access: Access) -> QuerySet[DiagnosisSession]:
@@ -13,6 +16,24 @@ def session_list(*, access: Access) -> QuerySet[DiagnosisSession]:
         .select_related("project")
         .defer("answer", "alert", "active_alerts", "executor_output", "self_evaluation")
     )
+
+
+def session_list_for_export(
+    *, project: Project | None = None, since: datetime | None = None, until: datetime | None = None
+) -> QuerySet[DiagnosisSession]:
+    """Sessions created in [since, until), of one project or of all, oldest first, ties by pk.
+
+    The order survives a round trip: importing the exported lines in order into an empty database
+    and exporting again gives the same order.
+    """
+    sessions = DiagnosisSession.objects.all()
+    if project is not None:
+        sessions = sessions.filter(project=project)
+    if since is not None:
+        sessions = sessions.filter(created_at__gte=since)
+    if until is not None:
+        sessions = sessions.filter(created_at__lt=until)
+    return sessions.order_by("created_at", "pk")
 
 
 def session_get(

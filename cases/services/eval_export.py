@@ -19,6 +19,7 @@ are those triaged or fixed with a category; approved cases need their session.
 import json
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,9 @@ from django.db.models import Prefetch
 
 from cases.models import BadCase, BadCaseCategory, Case
 from cases.selectors import bad_case_list_triaged, case_list_approved
-from diagnosis.models import ClaimCheck, DiagnosisSession, EvidenceRef, SessionMode, ToolInvocation
+from diagnosis.models import ClaimCheck, DiagnosisSession, SessionMode
+from diagnosis.services.export import payload_prefetches, session_payload
+from selfeval_site.tenancy.models import Project
 
 _BAD_CASE_VERDICTS = {
     BadCaseCategory.HALLUCINATION: ("REJECT", "FAIL"),
@@ -43,16 +46,26 @@ class ExportResult:
     skipped: list[str] = field(default_factory=list)
 
 
-def eval_fixtures_export(*, output: Path) -> ExportResult:
+def eval_fixtures_export(
+    *, output: Path, project: Project | None = None, since: datetime | None = None
+) -> ExportResult:
     """Write one JSON file per approved case and per triaged bad case into `output`.
 
-    File names derive from the case kind, project and sessionId, so exporting again overwrites
-    the same files instead of adding copies.
+    `project` keeps that project's decisions only; `since` keeps the decisions made at or after
+    it: cases approved since (`reviewed_at`), bad cases whose triage last changed since
+    (`updated_at`). File names derive from the case kind, project and sessionId, so exporting
+    again overwrites the same files instead of adding copies.
     """
     output.mkdir(parents=True, exist_ok=True)
     result = ExportResult()
-    cases = list(case_list_approved().order_by("created_at", "pk"))
-    bad_cases = list(bad_case_list_triaged())
+    cases = case_list_approved()
+    bad_cases = bad_case_list_triaged()
+    if project is not None:
+        cases, bad_cases = cases.filter(project=project), bad_cases.filter(project=project)
+    if since is not None:
+        cases, bad_cases = cases.filter(reviewed_at__gte=since), bad_cases.filter(updated_at__gte=since)
+    cases = list(cases.order_by("created_at", "pk"))
+    bad_cases = list(bad_cases)
     sessions = _sessions_with_children({c.session_id for c in cases} | {b.session_id for b in bad_cases})
     for case in cases:
         fixture = eval_fixture_from_case(case=case, session=sessions[case.session_id])
@@ -93,50 +106,6 @@ def eval_fixture_from_bad_case(*, bad_case: BadCase, session: DiagnosisSession) 
     )
 
 
-def _session_payload(session: DiagnosisSession) -> dict[str, Any]:
-    """The session as the agent would POST it to /api/sessions (camelCase), from the database."""
-    payload: dict[str, Any] = {
-        "sessionId": session.session_id,
-        "mode": session.mode,
-        "query": session.query,
-        "answer": session.answer,
-        "status": session.status,
-        "createdAt": session.created_at.isoformat(),
-        "finishedAt": session.finished_at.isoformat() if session.finished_at else None,
-        "activeAlerts": session.active_alerts or [],
-        "steps": [
-            {"index": s.index, "name": s.name, "status": s.status, "detail": s.detail or {}}
-            for s in session.steps.all()
-        ],
-        "toolInvocations": [_invocation_payload(inv) for inv in session.invocations.all()],
-        "executorOutput": session.executor_output,
-    }
-    if session.alert:
-        payload["alert"] = session.alert
-    return payload
-
-
-def _invocation_payload(inv: ToolInvocation) -> dict[str, Any]:
-    item: dict[str, Any] = {
-        "invocationId": inv.invocation_id,
-        "stepIndex": inv.step_index,
-        "toolName": inv.tool_name,
-        "status": inv.status,
-        "arguments": inv.arguments or {},
-        "output": inv.output,
-        "error": inv.error or None,
-        "latencyMs": inv.latency_ms,
-    }
-    if inv.match_level:
-        item["retrievalDetails"] = {
-            "matchLevel": inv.match_level,
-            "evidenceRefs": [
-                {"refId": ref.ref_id, "source": ref.source, "content": ref.content} for ref in inv.evidence_refs.all()
-            ],
-        }
-    return item
-
-
 def _confirmed_claims(session: DiagnosisSession) -> dict[str, Any]:
     reviews = list(session.reviews.all())
     if not reviews or reviews[0].verifier_was_right is not True:
@@ -161,7 +130,7 @@ def _fixture(*, name: str, description: str, session: DiagnosisSession, expected
         "name": _UNSAFE.sub("_", name),
         "description": description,
         "language": session.language if session.language in ("zh", "en") else "en",
-        "session": _session_payload(session),
+        "session": session_payload(session=session, with_self_evaluation=False),
         "expected": expected,
         "source": "reviewer",
     }
@@ -178,13 +147,7 @@ def _sessions_with_children(pks: set[int]) -> dict[int, DiagnosisSession]:
         DiagnosisSession.objects.filter(pk__in=pks)
         .select_related("project")
         .prefetch_related(
-            "steps",
-            Prefetch(
-                "invocations",
-                queryset=ToolInvocation.objects.order_by("position").prefetch_related(
-                    Prefetch("evidence_refs", queryset=EvidenceRef.objects.order_by("position"))
-                ),
-            ),
+            *payload_prefetches(),
             Prefetch("claim_checks", queryset=ClaimCheck.objects.order_by("round", "id")),
             "reviews",
         )

@@ -9,6 +9,7 @@ from diagnosis.models import DiagnosisSession
 from tests import clock
 from tests.diagnosis.test_evaluation import contradicted_payload
 from tests.factories import aiops_payload, chat_payload, session_ingest
+from tests.terminal import TerminalStringIO
 
 pytestmark = pytest.mark.django_db
 
@@ -16,7 +17,8 @@ DATABASE_TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUE
 
 
 def reevaluate(*args: str) -> tuple[str, str]:
-    out, err = StringIO(), StringIO()
+    """Run it as a person at a terminal would (stderr a terminal: the progress bar shows)."""
+    out, err = StringIO(), TerminalStringIO()
     call_command("reevaluate", *args, stdout=out, stderr=err)
     return out.getvalue(), err.getvalue()
 
@@ -52,7 +54,7 @@ def test_by_ids_evaluates_only_those_sessions_of_the_project(sessions):
         ("acme-chat", "a-1"): "PENDING",
         ("acme-aiops", "s-pass"): "PENDING",
     }
-    assert "2/2" in err and "[" in err  # the progress bar, on stderr
+    assert "Evaluating" in err and "2/2" in err  # the progress bar, on stderr
 
 
 def test_unknown_ids_are_refused_before_anything_runs(sessions):
@@ -109,7 +111,14 @@ def test_all_in_small_batches(sessions):
     assert out.strip() == "4 session(s): DONE 4"
     assert set(states().values()) == {"DONE"}
     last_frame = err.rstrip("\n").rsplit("\r", 1)[-1]
-    assert last_frame.startswith("Evaluating [" + "#" * 30 + "] 4/4 ")
+    assert last_frame.startswith("Evaluating: 100%") and " 4/4 " in last_frame
+
+
+def test_no_progress_bar_without_a_terminal(sessions):
+    err = StringIO()
+    call_command("reevaluate", "--all", stdout=StringIO(), stderr=err)
+
+    assert err.getvalue() == ""
 
 
 @override_settings(TASKS=DATABASE_TASKS)

@@ -1,52 +1,20 @@
 """Re-run the evaluation pipeline on chosen sessions, in batches, with a progress bar on stderr."""
 
-import time
 from collections import Counter
-from collections.abc import Callable, Iterator
-from datetime import datetime
-from datetime import time as dt_time
+from collections.abc import Iterator
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import QuerySet
-from django.utils import timezone
-from django.utils.dateparse import parse_date, parse_datetime
 
+from diagnosis.management.cli import Progress, instant, project_from_slug
 from diagnosis.models import (
     DiagnosisSession,
     EvaluationState,
-    Project,
     SessionMode,
     SessionStatus,
     VerifierVerdict,
 )
 from diagnosis.services.evaluation import session_evaluation_request, session_evaluation_run
-
-
-class ProgressBar:
-    """A one-line bar redrawn in place (at most 10 times a second); a plain line at the end."""
-
-    def __init__(self, total: int, write: Callable[[str], None], label: str = "Evaluating", width: int = 30) -> None:
-        self.total, self.write, self.label, self.width = total, write, label, width
-        self.done = 0
-        self.started = self.last_draw = time.monotonic()
-
-    def advance(self, count: int = 1) -> None:
-        self.done += count
-        now = time.monotonic()
-        if self.done >= self.total or now - self.last_draw >= 0.1:
-            self.last_draw = now
-            self._draw(now)
-
-    def close(self) -> None:
-        if self.done < self.total or not self.total:
-            self._draw(time.monotonic())  # the last advance already drew the full bar
-        self.write("\n")
-
-    def _draw(self, now: float) -> None:
-        filled = self.width * self.done // self.total if self.total else self.width
-        rate = self.done / max(now - self.started, 1e-6)
-        bar = "#" * filled + "." * (self.width - filled)
-        self.write(f"\r{self.label} [{bar}] {self.done}/{self.total} {rate:.1f}/s")
 
 
 class Command(BaseCommand):
@@ -63,37 +31,32 @@ class Command(BaseCommand):
         parser.add_argument("--status", choices=SessionStatus.values, help="execution status")
         parser.add_argument("--verdict", choices=[*VerifierVerdict.values, "NONE"], help="verifier verdict")
         parser.add_argument("--state", choices=EvaluationState.values, help="evaluation state, e.g. FAILED")
-        parser.add_argument("--since", help="created at or after this date or ISO datetime")
+        parser.add_argument("--since", type=instant, help="created at or after this date or ISO datetime")
         parser.add_argument("--all", action="store_true", help="every session")
         parser.add_argument("--batch-size", type=int, default=200)
         parser.add_argument("--enqueue", action="store_true", help="enqueue for the workers instead of running here")
-        parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+        parser.add_argument("--no-progress", action="store_true", help="no progress bar (none without a terminal)")
 
     def handle(self, *args, **options) -> None:
         if options["batch_size"] < 1:
             raise CommandError("--batch-size must be at least 1")
         queryset = self._select(options)
         total = queryset.count()
-        progress = None if options["no_progress"] else ProgressBar(total, self._write_progress)
         outcomes: Counter[str] = Counter()
-        for batch in _pk_batches(queryset, options["batch_size"]):
-            if options["enqueue"]:
-                outcomes["enqueued"] += session_evaluation_request(session_pks=batch)
-            else:
-                # A manual re-run starts with a fresh attempt budget, also for FAILED sessions.
-                DiagnosisSession.objects.filter(pk__in=batch).update(evaluation_attempts=0)
-                for pk in batch:
-                    outcomes[session_evaluation_run(session_pk=pk)] += 1
-            if progress:
-                progress.advance(len(batch))
-        if progress:
-            progress.close()
+        with Progress(
+            self, unit="session", desc="Evaluating", total=total, enabled=not options["no_progress"]
+        ) as progress:
+            for batch in _pk_batches(queryset, options["batch_size"]):
+                if options["enqueue"]:
+                    outcomes["enqueued"] += session_evaluation_request(session_pks=batch)
+                else:
+                    # A manual re-run starts with a fresh attempt budget, also for FAILED sessions.
+                    DiagnosisSession.objects.filter(pk__in=batch).update(evaluation_attempts=0)
+                    for pk in batch:
+                        outcomes[session_evaluation_run(session_pk=pk)] += 1
+                progress.update(len(batch))
         summary = ", ".join(f"{name} {count}" for name, count in sorted(outcomes.items())) or "nothing to do"
         self.stdout.write(f"{total} session(s): {summary}")
-
-    def _write_progress(self, text: str) -> None:
-        self.stderr.write(text, ending="")
-        self.stderr.flush()
 
     def _select(self, options: dict) -> QuerySet[DiagnosisSession]:
         filters = [options[name] for name in ("mode", "status", "verdict", "state", "since")]
@@ -104,10 +67,7 @@ class Command(BaseCommand):
             )
         queryset = DiagnosisSession.objects.all()
         if options["project"]:
-            project = Project.objects.filter(slug=options["project"]).first()
-            if project is None:
-                raise CommandError(f"unknown project {options['project']!r}")
-            queryset = queryset.filter(project=project)
+            queryset = queryset.filter(project=project_from_slug(options["project"]))
         if options["ids"]:
             if not options["project"]:
                 raise CommandError("--ids needs --project: sessionIds are unique only within a project")
@@ -126,18 +86,8 @@ class Command(BaseCommand):
         if options["state"]:
             queryset = queryset.filter(evaluation_state=options["state"])
         if options["since"]:
-            queryset = queryset.filter(created_at__gte=_parse_since(options["since"]))
+            queryset = queryset.filter(created_at__gte=options["since"])
         return queryset
-
-
-def _parse_since(value: str) -> datetime:
-    parsed = parse_datetime(value)
-    if parsed is None:
-        day = parse_date(value)
-        if day is None:
-            raise CommandError(f"--since: {value!r} is neither a date (2026-11-29) nor an ISO datetime")
-        parsed = datetime.combine(day, dt_time.min)
-    return parsed if timezone.is_aware(parsed) else timezone.make_aware(parsed)
 
 
 def _pk_batches(queryset: QuerySet[DiagnosisSession], size: int) -> Iterator[list[int]]:

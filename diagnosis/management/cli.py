@@ -1,0 +1,81 @@
+"""What the management commands share: a project by slug, instants on the command line, the progress bar."""
+
+import argparse
+from datetime import datetime
+from datetime import time as dt_time
+
+from django.core.management.base import BaseCommand, CommandError
+from django.utils import timezone
+from django.utils.dateparse import parse_date, parse_datetime
+from tqdm import tqdm
+
+from selfeval_site.tenancy.models import Project
+
+
+def instant(value: str) -> datetime:
+    """An argparse `type`: an ISO datetime, or a date meaning its midnight; naive means TIME_ZONE.
+
+    A bad value is refused while the arguments are parsed (a CommandError under call_command).
+    """
+    try:
+        parsed = parse_datetime(value)
+        day = None if parsed else parse_date(value)
+    except ValueError:  # well formed but impossible, e.g. 2026-02-30
+        parsed = day = None
+    if parsed is None:
+        if day is None:
+            raise argparse.ArgumentTypeError(f"{value!r} is neither a date (2026-11-29) nor an ISO datetime")
+        parsed = datetime.combine(day, dt_time.min)
+    return parsed if timezone.is_aware(parsed) else timezone.make_aware(parsed)
+
+
+def project_from_slug(slug: str) -> Project:
+    project = Project.objects.filter(slug=slug).first()
+    if project is None:
+        raise CommandError(f"unknown project {slug!r}")
+    return project
+
+
+def check_range(since: datetime | None, until: datetime | None) -> None:
+    """Refuse an empty interval [since, until) rather than silently doing nothing."""
+    if since is not None and until is not None and until <= since:
+        raise CommandError(f"--until ({until.isoformat()}) must be later than --since ({since.isoformat()})")
+
+
+class Progress:
+    """A tqdm bar on the command's stderr, drawn only when stderr is a terminal and `enabled`.
+
+    `write` prints a line to stderr above the bar, without tearing it (also when no bar is drawn).
+    """
+
+    def __init__(self, command: BaseCommand, *, unit: str, desc: str, enabled: bool = True, total: int | None = None):
+        # The raw stream: Django's OutputWrapper would end every redraw of the bar with a newline.
+        self._stream = command.stderr._out
+        self.active = enabled and self._stream.isatty()
+        self._bar = tqdm(
+            total=total,
+            unit=unit,
+            unit_scale=unit == "B",
+            desc=desc,
+            file=self._stream,
+            disable=not self.active,
+            dynamic_ncols=True,
+            mininterval=0.2,
+        )
+
+    def set_total(self, total: int) -> None:
+        """The number of units to expect, for a total known only once the bar is shown (a COUNT)."""
+        self._bar.total = total
+        self._bar.refresh()
+
+    def update(self, count: int = 1) -> None:
+        self._bar.update(count)
+
+    def write(self, message: str) -> None:
+        tqdm.write(message, file=self._stream)
+
+    def __enter__(self) -> "Progress":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._bar.close()
