@@ -9,10 +9,13 @@ which cases passed, and a case that passed there and fails now is a regression.
 """
 
 import json
+import re
+import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 from diagnosis.constants import Layer
 from diagnosis.serializers import SessionIngestSerializer
@@ -41,6 +44,7 @@ class CaseOutcome:
     aiops_verdict: tuple[Any, Any] | None = None
     claims: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     bindings: list[tuple[str, str | None]] = field(default_factory=list)
+    seconds: float = 0.0  # time spent judging
 
 
 def eval_fixtures_load(*, directory: Path) -> list[dict[str, Any]]:
@@ -87,10 +91,12 @@ def eval_case_run(*, fixture: dict[str, Any], judge: Any = None) -> CaseOutcome:
     """Judge one fixture with the production pipeline and compare with its labels."""
     from diagnosis.services.producers.pipeline import evaluate
 
+    started = time.perf_counter()
     outcome = CaseOutcome(name=fixture["name"], language=fixture["language"], passed=False)
     serializer = SessionIngestSerializer(data=fixture["session"])
     if not serializer.is_valid():
         outcome.mismatches.append(f"session payload invalid: {json.dumps(serializer.errors, ensure_ascii=False)}")
+        outcome.seconds = time.perf_counter() - started
         return outcome
     result = evaluate(
         session_data_from_payload(data=serializer.validated_data),
@@ -126,6 +132,7 @@ def eval_case_run(*, fixture: dict[str, Any], judge: Any = None) -> CaseOutcome:
         if got_statuses != statuses:
             outcome.mismatches.append(f"gatekeeper {claim_id}: expected {statuses}, got {got_statuses}")
     outcome.passed = not outcome.mismatches
+    outcome.seconds = time.perf_counter() - started
     return outcome
 
 
@@ -178,3 +185,32 @@ def eval_regressions(*, outcomes: list[CaseOutcome], baseline: dict[str, Any]) -
         for name, case in (baseline.get("cases") or {}).items()
         if isinstance(case, dict) and case.get("passed") and not now.get(name, False)
     )
+
+
+# Characters XML 1.0 cannot carry, even escaped (a judge's rationale quotes arbitrary text).
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def eval_junit_report(*, outcomes: list[CaseOutcome], suite: str = "run_eval") -> bytes:
+    """The outcomes as JUnit XML (the format CI systems read): one testcase per fixture, a
+    `failure` per failing case whose message is its mismatches."""
+    failures = sum(not o.passed for o in outcomes)
+    seconds = f"{sum(o.seconds for o in outcomes):.3f}"
+    counts = {"tests": str(len(outcomes)), "failures": str(failures), "errors": "0", "time": seconds}
+    root = ElementTree.Element("testsuites", name=suite, **counts)
+    testsuite = ElementTree.SubElement(root, "testsuite", name=suite, skipped="0", **counts)
+    for outcome in outcomes:
+        testcase = ElementTree.SubElement(
+            testsuite,
+            "testcase",
+            classname=f"{suite}.{outcome.language}",
+            name=outcome.name,
+            time=f"{outcome.seconds:.3f}",
+        )
+        if not outcome.passed:
+            failure = ElementTree.SubElement(
+                testcase, "failure", type="mismatch", message=_NOT_XML.sub("?", "; ".join(outcome.mismatches))
+            )
+            failure.text = _NOT_XML.sub("?", "\n".join(outcome.mismatches))
+    ElementTree.indent(root)
+    return ElementTree.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"

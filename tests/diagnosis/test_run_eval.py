@@ -5,6 +5,7 @@ import subprocess
 import sys
 from io import StringIO
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -16,6 +17,7 @@ from diagnosis.services.evaluation_harness import (
     FixtureError,
     eval_case_run,
     eval_fixtures_load,
+    eval_junit_report,
     eval_regressions,
     eval_summary,
 )
@@ -218,3 +220,85 @@ def test_manage_py_run_eval_exits_non_zero_on_a_regression(fixture_copy, tmp_pat
 
     assert done.returncode != 0
     assert "regressed against the baseline" in done.stderr and passing in done.stderr
+
+
+@pytest.fixture
+def three_fixtures(tmp_path) -> Path:
+    """Three committed fixtures in a directory of their own, the second made to fail (its verdict flipped)."""
+    directory = tmp_path / "three"
+    directory.mkdir()
+    for path in sorted(FIXTURES.glob("[0-9]*.json"))[:3]:
+        shutil.copy(path, directory / path.name)
+    second = sorted(directory.glob("*.json"))[1]
+    fixture = json.loads(second.read_text(encoding="utf-8"))
+    fixture["expected"]["verdict"] = {"PASS": "REJECT"}.get(fixture["expected"]["verdict"], "PASS")
+    second.write_text(json.dumps(fixture, ensure_ascii=False), encoding="utf-8")
+    return directory
+
+
+def test_a_failing_case_fails_the_run_without_a_baseline(three_fixtures):
+    failing = json.loads(sorted(three_fixtures.glob("*.json"))[1].read_text(encoding="utf-8"))["name"]
+
+    with pytest.raises(CommandError, match=f"^1 case\\(s\\) failed: {failing}$"):
+        run_eval("--fixtures", str(three_fixtures))
+
+
+def test_every_case_passing_exits_0_without_a_baseline(three_fixtures):
+    sorted(three_fixtures.glob("*.json"))[1].unlink()
+
+    assert "cases passed: 2/2" in run_eval("--fixtures", str(three_fixtures))
+
+
+def test_a_known_failure_in_the_baseline_is_not_a_regression(three_fixtures, tmp_path):
+    baseline = tmp_path / "baseline-three.json"
+    with pytest.raises(CommandError, match="1 case\\(s\\) failed"):
+        run_eval("--fixtures", str(three_fixtures), "--write-baseline", str(baseline))  # written all the same
+
+    assert "no regression against the baseline" in run_eval(
+        "--fixtures", str(three_fixtures), "--baseline", str(baseline)
+    )
+
+
+def test_junit_report_has_one_testcase_per_fixture_and_the_mismatch_as_failure(three_fixtures, tmp_path):
+    report = tmp_path / "reports" / "run_eval.xml"
+    report.parent.mkdir()
+    fixtures = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(three_fixtures.glob("*.json"))]
+
+    with pytest.raises(CommandError, match="1 case\\(s\\) failed"):
+        run_eval("--fixtures", str(three_fixtures), "--junit", str(report))
+
+    root = ElementTree.fromstring(report.read_bytes())  # noqa: S314 (our own report)
+    suite = root.find("testsuite")
+    assert (root.tag, root.get("tests"), root.get("failures")) == ("testsuites", "3", "1")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("3", "1", "0")
+    cases = suite.findall("testcase")
+    assert [case.get("name") for case in cases] == [f["name"] for f in fixtures]
+    assert [case.get("classname") for case in cases] == [f"run_eval.{f['language']}" for f in fixtures]
+    assert all(float(case.get("time")) >= 0 for case in cases)
+    failures = [(case.get("name"), case.find("failure")) for case in cases if case.find("failure") is not None]
+    assert [name for name, _ in failures] == [fixtures[1]["name"]]
+    failure = failures[0][1]
+    expected = fixtures[1]["expected"]["verdict"]
+    assert failure.get("type") == "mismatch"
+    assert failure.get("message").startswith(f"verdict: expected {expected}, got ")
+    assert failure.text.splitlines()[0] == failure.get("message").split("; ")[0]
+
+
+def test_junit_report_carries_text_that_xml_cannot(tmp_path):
+    outcome = CaseOutcome(
+        name='zh <案例> & "quotes"',
+        language="zh",
+        passed=False,
+        mismatches=["claim c1: expected SUPPORTED, got \x00\x1b"],
+    )
+
+    root = ElementTree.fromstring(eval_junit_report(outcomes=[outcome]))  # noqa: S314 (our own report)
+
+    case = root.find("testsuite/testcase")
+    assert case.get("name") == 'zh <案例> & "quotes"'
+    assert case.find("failure").get("message") == "claim c1: expected SUPPORTED, got ??"
+
+
+def test_unwritable_junit_path_is_refused(three_fixtures, tmp_path):
+    with pytest.raises(CommandError, match="--junit: cannot write"):
+        run_eval("--fixtures", str(three_fixtures), "--junit", str(tmp_path / "missing-dir" / "r.xml"))

@@ -11,6 +11,7 @@ from diagnosis.services.evaluation_harness import (
     eval_baseline_build,
     eval_case_run,
     eval_fixtures_load,
+    eval_junit_report,
     eval_regressions,
     eval_summary,
 )
@@ -19,8 +20,9 @@ from diagnosis.services.evaluation_harness import (
 class Command(BaseCommand):
     help = (
         "Judge every labelled session of tests/fixtures/eval with the default judge, print per-case "
-        "results and accuracy per claim label and per verdict; exit 1 when a case that passed in "
-        "--baseline fails now."
+        "results and accuracy per claim label and per verdict. Exit 1 when a case fails, or with "
+        "--baseline only when a case that passed there fails now (a regression); --junit also writes "
+        "the results as JUnit XML for CI."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -29,6 +31,7 @@ class Command(BaseCommand):
         )
         parser.add_argument("--baseline", type=Path, help="baseline JSON to compare with")
         parser.add_argument("--write-baseline", type=Path, help="write the results as a new baseline JSON")
+        parser.add_argument("--junit", type=Path, metavar="FILE", help="write the results as JUnit XML")
 
     def handle(self, *args, **options) -> None:
         directory: Path = options["fixtures"]
@@ -62,7 +65,17 @@ class Command(BaseCommand):
                 encoding="utf-8",
             )
             self.stdout.write(f"baseline written to {options['write_baseline']}")
-        if baseline is not None:
+        if options["junit"]:
+            try:
+                options["junit"].write_bytes(eval_junit_report(outcomes=outcomes))
+            except OSError as exc:
+                raise CommandError(f"--junit: cannot write {options['junit']}: {exc}") from exc
+            self.stdout.write(f"JUnit report written to {options['junit']}")
+        if baseline is None:
+            failed = [outcome.name for outcome in outcomes if not outcome.passed]
+            if failed:
+                raise CommandError(f"{len(failed)} case(s) failed: {', '.join(failed)}")
+        else:
             try:
                 regressions = eval_regressions(outcomes=outcomes, baseline=baseline)
             except FixtureError as exc:
