@@ -1,14 +1,17 @@
 """export_eval_fixtures: reviewer decisions become fixtures that the regression harness loads and runs."""
 
 import json
+from io import StringIO
 
 import pytest
-from django.core.management import call_command
+import time_machine
+from django.core.management import CommandError, call_command
 
 from cases.models import Case
 from cases.services import bad_case_open_for_session, bad_case_update, case_approve, case_create_from_session
 from diagnosis.serializers import SessionIngestSerializer
 from diagnosis.services.evaluation_harness import eval_case_run, eval_fixtures_load
+from tests import clock
 from tests.factories import aiops_payload, chat_payload, review_of, session_ingest_evaluated
 from tests.feedback.helpers import make_session
 
@@ -95,3 +98,50 @@ def test_export_with_nothing_to_export_writes_nothing(db, tmp_path):
     call_command("export_eval_fixtures", "--output", str(tmp_path / "new"))
 
     assert list((tmp_path / "new").glob("*.json")) == []
+
+
+@pytest.fixture
+def decisions_over_time(project, other_project, superuser):
+    """Two approvals in acme-chat (ten days ago and just now), one in acme-aiops, a bad case triaged ten days ago."""
+
+    def approve(target, session_id, *, days_ago: int = 0):
+        case = case_create_from_session(session=make_session(target, payload=chat_payload(sessionId=session_id)))
+        with time_machine.travel(clock.ago(days=days_ago), tick=False):
+            case_approve(case=case, user=superuser)
+
+    approve(project, "s-old", days_ago=10)
+    approve(project, "s-new")
+    approve(other_project, "s-elsewhere")
+    with time_machine.travel(clock.ago(days=10), tick=False):
+        bad = bad_case_open_for_session(
+            session=make_session(project, payload=chat_payload(sessionId="s-bad")), source="feedback"
+        )
+        bad_case_update(bad_case=bad, user=superuser, status="triaged", category="hallucination")
+
+
+def exported(tmp_path, *args: str) -> list[str]:
+    call_command("export_eval_fixtures", "--output", str(tmp_path), *args, stdout=StringIO())
+    return sorted(p.stem for p in tmp_path.glob("*.json"))
+
+
+def test_project_keeps_that_projects_decisions(decisions_over_time, tmp_path):
+    assert exported(tmp_path / "aiops", "--project", "acme-aiops") == ["reviewer-case-acme-aiops-s-elsewhere"]
+    assert exported(tmp_path / "chat", "--project", "acme-chat") == [
+        "reviewer-badcase-acme-chat-s-bad",
+        "reviewer-case-acme-chat-s-new",
+        "reviewer-case-acme-chat-s-old",
+    ]
+
+
+def test_since_keeps_the_decisions_made_since(decisions_over_time, tmp_path):
+    since = clock.ago(days=1).date().isoformat()
+
+    assert exported(tmp_path, "--project", "acme-chat", "--since", since) == ["reviewer-case-acme-chat-s-new"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"), [(("--project", "nope"), "unknown project 'nope'"), (("--since", "soon"), "neither a date")]
+)
+def test_bad_project_or_since_is_refused(db, tmp_path, args, message):
+    with pytest.raises(CommandError, match=message):
+        call_command("export_eval_fixtures", "--output", str(tmp_path), *args)

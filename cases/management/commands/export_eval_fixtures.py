@@ -6,6 +6,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
 from cases.services.eval_export import eval_fixtures_export
+from diagnosis.management.cli import instant, project_from_slug
 
 
 class Command(BaseCommand):
@@ -21,9 +22,16 @@ class Command(BaseCommand):
             default=Path(settings.BASE_DIR) / "tests" / "fixtures" / "eval",
             help="directory to write into (created if missing); default tests/fixtures/eval",
         )
+        parser.add_argument("--project", help="only this project's decisions (slug)")
+        parser.add_argument(
+            "--since",
+            type=instant,
+            help="only decisions made at or after this date or ISO datetime (case approved, bad case last triaged)",
+        )
 
     def handle(self, *args, **options) -> None:
-        result = eval_fixtures_export(output=options["output"])
+        project = project_from_slug(options["project"]) if options["project"] else None
+        result = eval_fixtures_export(output=options["output"], project=project, since=options["since"])
         for path in result.written:
             self.stdout.write(f"wrote {path}")
         for reason in result.skipped:
