@@ -18,14 +18,13 @@ from feedback.serializers import (
     FeedbackTokenInputSerializer,
     FeedbackTokenSerializer,
 )
-from feedback.services import feedback_submit
+from feedback.services import RECORDED_MESSAGE, feedback_submit
 from feedback.tokens import feedback_token_issue
 from selfeval_site.api.authentication import ProjectAPIKeyAuthentication, access_from_request
 from selfeval_site.api.errors import api_exception_handler
+from selfeval_site.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotency_key
 from selfeval_site.api.permissions import IsProjectClient
 from selfeval_site.api.schema import ERROR_RESPONSES
-
-RECORDED_MESSAGE = "反馈已记录"
 
 
 def feedback_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
@@ -49,6 +48,7 @@ def _feedback_errors(*statuses: int) -> dict[int, OpenApiResponse]:
         401: "Missing or invalid credentials; expired or tampered feedback token",
         403: "Not staff, or a feedback token bound to another session",
         404: "Unknown session, or another project's",
+        422: "This Idempotency-Key was already used with another request body",
         429: "Feedback rate limit of this client exceeded",
     }
     return {code: OpenApiResponse(FeedbackErrorSerializer, description=descriptions[code]) for code in statuses}
@@ -69,10 +69,13 @@ class FeedbackView(APIView):
             "`not_useful` stores the feedback and opens or adds to the session's bad case (`caseId` is null). "
             "The session's status never changes. Authenticate with `Api-Key`, a staff session, or "
             "`Authorization: Feedback-Token <token>` (one vote per end user per session; a new vote replaces "
-            "the previous one). Errors use the same envelope with `success: false`."
+            "the previous one). Errors use the same envelope with `success: false`. "
+            "Send an `Idempotency-Key` header to make a retry safe: a retried vote is stored once and answered "
+            "as the first time."
         ),
+        parameters=[IDEMPOTENCY_KEY_PARAMETER],
         request=FeedbackInputSerializer,
-        responses={200: FeedbackResponseSerializer, **_feedback_errors(400, 401, 403, 404, 429)},
+        responses={200: FeedbackResponseSerializer, **_feedback_errors(400, 401, 403, 404, 422, 429)},
         examples=[
             OpenApiExample("useful", value={"sessionId": "s-20261129-0001", "feedback": "useful"}, request_only=True),
             OpenApiExample(
@@ -90,6 +93,7 @@ class FeedbackView(APIView):
         ],
     )
     def post(self, request: Request) -> Response:
+        key = idempotency_key(request)
         serializer = FeedbackInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
@@ -100,9 +104,9 @@ class FeedbackView(APIView):
             comment=data["comment"],
             reviewer=data["reviewer"],
             project_slug=data["project"],
+            idempotency_key=key,
         )
-        case_id = str(result.case_id) if result.case_id is not None else None
-        return Response({"success": True, "message": RECORDED_MESSAGE, "caseId": case_id})
+        return Response(result.answer.body, status=result.answer.status)
 
 
 class FeedbackTokenView(APIView):

@@ -1,5 +1,5 @@
 """Write services of the feedback app; import them from here."""
 
-from feedback.services.submission import FeedbackResult, FeedbackSubmitter, feedback_submit
+from feedback.services.submission import RECORDED_MESSAGE, FeedbackResult, FeedbackSubmitter, feedback_submit
 
-__all__ = ["FeedbackResult", "FeedbackSubmitter", "feedback_submit"]
+__all__ = ["RECORDED_MESSAGE", "FeedbackResult", "FeedbackSubmitter", "feedback_submit"]

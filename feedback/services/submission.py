@@ -13,8 +13,16 @@ from cases.services import bad_case_open_for_session, case_create_from_session
 from diagnosis.models import DiagnosisSession, Feedback
 from diagnosis.selectors import session_get
 from feedback.models import EndUserVote, FeedbackClient, FeedbackEvent
+from feedback.services.idempotency import (
+    StoredAnswer,
+    idempotency_answer_store,
+    idempotency_claim,
+    request_fingerprint,
+)
 from selfeval_site.tenancy.access import Access
 from selfeval_site.tenancy.models import ProjectAPIKey
+
+RECORDED_MESSAGE = "反馈已记录"  # the seed's answer to a recorded vote
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,13 +41,33 @@ class FeedbackSubmitter:
     session_pk: int | None = None
     session_id: str = ""
 
+    @property
+    def identity(self) -> str:
+        """The client, for what is kept per client (idempotency keys): "" for none."""
+        if self.api_key is not None:
+            return f"key:{self.api_key.pk}"
+        if self.end_user_id:
+            return f"enduser:{self.access.project_id}/{self.end_user_id}"
+        if self.user is not None and self.user.is_authenticated:
+            return f"user:{self.user.pk}"
+        return ""
+
 
 @dataclass(frozen=True, slots=True)
 class FeedbackResult:
-    event: FeedbackEvent | None  # None when the vote repeated the end user's own vote (nothing written)
+    event: FeedbackEvent | None  # None when nothing was written (a repeated end-user vote, a replay)
     case_id: UUID | None = None  # the session's case after `useful`, else None
     case: Case | None = None  # set only when this vote created the case
     bad_case: BadCase | None = None
+    replayed: StoredAnswer | None = None  # the answer stored under this request's Idempotency-Key
+
+    @property
+    def answer(self) -> StoredAnswer:
+        """The seed's answer `{success, message, caseId}`; a replay answers what was stored."""
+        if self.replayed is not None:
+            return self.replayed
+        case_id = str(self.case_id) if self.case_id is not None else None
+        return StoredAnswer(status=200, body={"success": True, "message": RECORDED_MESSAGE, "caseId": case_id})
 
 
 # What a vote reads of the session; the big JSON columns stay in the database.
@@ -54,6 +82,7 @@ def feedback_submit(
     comment: str = "",
     reviewer: str = "",
     project_slug: str | None = None,
+    idempotency_key: str = "",
 ) -> FeedbackResult:
     """Record one vote on the session `session_id` and act on it (seed section 7), in one transaction.
 
@@ -66,6 +95,10 @@ def feedback_submit(
     `not_useful` opens or adds to the session's bad case. An end user (feedback token) has one
     EndUserVote per session: a new value replaces it, and repeating the same value writes nothing
     (a replayed token cannot pile up events or bad-case reports).
+    With an `idempotency_key` (the client's Idempotency-Key header), the key is claimed first and
+    the answer stored with the vote, in the same transaction: repeating the request returns
+    `replayed` (the stored answer) and writes nothing; the key with other arguments is an
+    ApplicationError (422). See feedback.services.idempotency.
     Raises PermissionDenied when a token's submitter names another session.
     """
     if value not in Feedback.values:
@@ -75,38 +108,61 @@ def feedback_submit(
     if submitter.session_pk is not None and session_id != submitter.session_id:
         raise PermissionDenied("This feedback token is bound to another session.")
     with transaction.atomic():
-        session = session_get(
-            access=submitter.access,
+        claimed = None
+        if idempotency_key:
+            fingerprint = request_fingerprint("feedback", session_id, value, comment, reviewer, project_slug)
+            claimed = idempotency_claim(client=submitter.identity, key=idempotency_key, fingerprint=fingerprint)
+            if isinstance(claimed, StoredAnswer):
+                return FeedbackResult(event=None, replayed=claimed)
+        result = _vote(
+            submitter=submitter,
             session_id=session_id,
-            project_slug=project_slug,
-            queryset=DiagnosisSession.objects.select_for_update(of=("self",))
-            .only(*_SESSION_FIELDS)
-            .annotate(existing_case_id=Subquery(Case.objects.filter(session_id=OuterRef("pk")).values("pk")[:1])),
-        )
-        if submitter.session_pk is not None and session.pk != submitter.session_pk:
-            raise PermissionDenied("This feedback token is bound to another session.")
-        previous_vote = _end_user_vote_replace(session=session, end_user_id=submitter.end_user_id, value=value)
-        if previous_vote == value:
-            return FeedbackResult(event=None, case_id=session.existing_case_id if value == Feedback.USEFUL else None)
-        if session.feedback != value:
-            DiagnosisSession.objects.filter(pk=session.pk).update(feedback=value)
-            session.feedback = value
-        event = FeedbackEvent.objects.create(
-            session_id=session.pk,
             value=value,
             comment=comment,
             reviewer=reviewer,
-            client=submitter.client,
-            api_key=submitter.api_key,
-            user=submitter.user if submitter.user is not None and submitter.user.is_authenticated else None,
-            end_user_id=submitter.end_user_id,
+            project_slug=project_slug,
         )
-        if value == Feedback.USEFUL:
-            if session.existing_case_id is not None:
-                return FeedbackResult(event=event, case_id=session.existing_case_id)
-            case = case_create_from_session(session=session)
-            return FeedbackResult(event=event, case_id=case.pk, case=case)
-        bad_case = bad_case_open_for_session(session=session, source=BadCaseSource.FEEDBACK, from_feedback=True)
+        if claimed is not None:
+            idempotency_answer_store(record=claimed, answer=result.answer)
+    return result
+
+
+def _vote(
+    *, submitter: FeedbackSubmitter, session_id: str, value: str, comment: str, reviewer: str, project_slug: str | None
+) -> FeedbackResult:
+    """The vote itself; call inside feedback_submit's transaction."""
+    session = session_get(
+        access=submitter.access,
+        session_id=session_id,
+        project_slug=project_slug,
+        queryset=DiagnosisSession.objects.select_for_update(of=("self",))
+        .only(*_SESSION_FIELDS)
+        .annotate(existing_case_id=Subquery(Case.objects.filter(session_id=OuterRef("pk")).values("pk")[:1])),
+    )
+    if submitter.session_pk is not None and session.pk != submitter.session_pk:
+        raise PermissionDenied("This feedback token is bound to another session.")
+    previous_vote = _end_user_vote_replace(session=session, end_user_id=submitter.end_user_id, value=value)
+    if previous_vote == value:
+        return FeedbackResult(event=None, case_id=session.existing_case_id if value == Feedback.USEFUL else None)
+    if session.feedback != value:
+        DiagnosisSession.objects.filter(pk=session.pk).update(feedback=value)
+        session.feedback = value
+    event = FeedbackEvent.objects.create(
+        session_id=session.pk,
+        value=value,
+        comment=comment,
+        reviewer=reviewer,
+        client=submitter.client,
+        api_key=submitter.api_key,
+        user=submitter.user if submitter.user is not None and submitter.user.is_authenticated else None,
+        end_user_id=submitter.end_user_id,
+    )
+    if value == Feedback.USEFUL:
+        if session.existing_case_id is not None:
+            return FeedbackResult(event=event, case_id=session.existing_case_id)
+        case = case_create_from_session(session=session)
+        return FeedbackResult(event=event, case_id=case.pk, case=case)
+    bad_case = bad_case_open_for_session(session=session, source=BadCaseSource.FEEDBACK, from_feedback=True)
     return FeedbackResult(event=event, bad_case=bad_case)
 
 

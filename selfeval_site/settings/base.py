@@ -235,6 +235,8 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = SELFEVAL_MAX_BODY_BYTES
 
 # Lifetime in seconds of the signed feedback tokens end users' browsers vote with.
 SELFEVAL_FEEDBACK_TOKEN_TTL = env_int("SELFEVAL_FEEDBACK_TOKEN_TTL", 15 * 60)
+# How long (seconds) POST /api/feedback remembers an Idempotency-Key and the answer it got.
+SELFEVAL_IDEMPOTENCY_KEY_TTL = env_int("SELFEVAL_IDEMPOTENCY_KEY_TTL", 24 * 60 * 60)
 # How many recent feedback events the trace API shows.
 SELFEVAL_TRACE_FEEDBACK_HISTORY = env_int("SELFEVAL_TRACE_FEEDBACK_HISTORY", 20)
 

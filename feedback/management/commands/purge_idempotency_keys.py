@@ -1,0 +1,16 @@
+"""`manage.py purge_idempotency_keys`: delete the Idempotency-Key records of POST /api/feedback that expired."""
+
+from django.core.management.base import BaseCommand
+
+from feedback.services.idempotency import idempotency_records_purge
+
+
+class Command(BaseCommand):
+    help = (
+        "Delete the idempotency records older than SELFEVAL_IDEMPOTENCY_KEY_TTL (run it daily from cron). "
+        "Expired records are already ignored; this only keeps the table small."
+    )
+
+    def handle(self, *args, **options) -> None:
+        deleted = idempotency_records_purge()
+        self.stdout.write(f"{deleted} expired idempotency record(s) deleted")
