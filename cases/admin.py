@@ -15,6 +15,7 @@ from cases import services as case_services
 from cases.models import BadCase, BadCaseStatus, Case, CaseRevision
 from diagnosis.admin import HEAVY_SESSION_FIELDS
 from diagnosis.models import DiagnosisSession
+from selfeval_site.adminkit.csv_export import CSVExportMixin
 from selfeval_site.adminkit.display import verdict_badge
 from selfeval_site.adminkit.mixins import TenantAdminMixin
 from selfeval_site.adminkit.paging import CappedCountPaginator
@@ -80,7 +81,7 @@ class CaseRevisionInline(admin.TabularInline):
 
 
 @admin.register(Case)
-class CaseAdmin(TenantAdminMixin, admin.ModelAdmin):
+class CaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
     list_display = [
         "title",
         "status_display",
@@ -109,7 +110,27 @@ class CaseAdmin(TenantAdminMixin, admin.ModelAdmin):
     raw_id_fields = ["session"]
     inlines = [CaseRevisionInline]
     change_form_template = "admin/cases/case/change_form.html"
-    actions = ["approve_cases", "reject_cases"]
+    actions = ["approve_cases", "reject_cases", "export_csv"]
+    csv_columns = {
+        "case_id": "id",
+        "project": "project__slug",
+        "session_id": "diagnosis_id",
+        "status": "status",
+        "fault_category": "fault_category",
+        "title": "title",
+        "service": "service",
+        "error_code": "error_code",
+        "root_cause": "root_cause",
+        "solution": "solution",
+        "query": "query",
+        "source_type": "source_type",
+        "created_by": "created_by",
+        "reviewed_by": "reviewed_by__username",
+        "reviewed_at": "reviewed_at",
+        "review_note": "review_note",
+        "created_at": "created_at",
+        "updated_at": "updated_at",
+    }
     editable_fields = ["fault_category", "title", "query", "root_cause", "solution", "error_code", "service"]
     fieldsets = [
         (
@@ -234,7 +255,7 @@ class AssignForm(forms.Form):
 
 
 @admin.register(BadCase)
-class BadCaseAdmin(TenantAdminMixin, admin.ModelAdmin):
+class BadCaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
     list_display = [
         "id",
         "session_display",
@@ -278,7 +299,22 @@ class BadCaseAdmin(TenantAdminMixin, admin.ModelAdmin):
         "updated_at",
         "closed_at",
     ]
-    actions = ["assign_to_me", "assign_to_user", "mark_triaged", "mark_fixed", "mark_wont_fix", "reopen"]
+    actions = ["assign_to_me", "assign_to_user", "mark_triaged", "mark_fixed", "mark_wont_fix", "reopen", "export_csv"]
+    csv_columns = {
+        "bad_case_id": "id",
+        "project": "project__slug",
+        "session_id": "session__session_id",
+        "status": "status",
+        "category": "category",
+        "source": "source",
+        "assignee": "assignee__username",
+        "verifier_verdict": "verifier_verdict",
+        "feedback_count": "feedback_count",
+        "notes": "notes",
+        "created_at": "created_at",
+        "updated_at": "updated_at",
+        "closed_at": "closed_at",
+    }
     triage_fields = ["status", "category", "assignee", "notes"]
 
     def get_queryset(self, request):

@@ -25,6 +25,7 @@ from diagnosis.models import (
 from diagnosis.services import evaluation
 from diagnosis.services.reviews import session_mark_reviewed
 from feedback.models import FeedbackEvent
+from selfeval_site.adminkit.csv_export import CSVExportMixin
 from selfeval_site.adminkit.display import verdict_badge
 from selfeval_site.adminkit.mixins import ReadOnlyAdminMixin, TenantAdminMixin
 from selfeval_site.adminkit.paging import CappedCountPaginator
@@ -92,7 +93,9 @@ class LanguageFilter(FixedChoicesFilter):
 
 
 @admin.register(DiagnosisSession)
-class DiagnosisSessionAdmin(SessionActionsMixin, TenantAdminMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
+class DiagnosisSessionAdmin(
+    SessionActionsMixin, TenantAdminMixin, ReadOnlyAdminMixin, CSVExportMixin, admin.ModelAdmin
+):
     list_display = [
         "session_id",
         "project",
@@ -127,6 +130,30 @@ class DiagnosisSessionAdmin(SessionActionsMixin, TenantAdminMixin, ReadOnlyAdmin
     paginator = CappedCountPaginator
     search_fields = ["session_id"]
     search_help_text = _("Exact session id or alert service.")
+    actions = [*SessionActionsMixin.actions, "export_csv"]
+    csv_columns = {
+        "session_id": "session_id",
+        "project": "project__slug",
+        "mode": "mode",
+        "language": "language",
+        "status": "status",
+        "query": "query",
+        "verifier_verdict": "verifier_verdict",
+        "groundedness_score": "groundedness_score",
+        "evidence_score": "evidence_score",
+        "aiops_verdict": "aiops_verdict",
+        "failure_attribution": "failure_attribution",
+        "evaluation_state": "evaluation_state",
+        "feedback": "feedback",
+        "needs_review": "needs_review",
+        "alert_name": "alert_name",
+        "alert_service": "alert_service",
+        "created_at": "created_at",
+        "finished_at": "finished_at",
+        "evaluated_at": "evaluated_at",
+        "reviewed_at": "reviewed_at",
+        "review_judgement": "review_judgement",
+    }
     inspector_template = "admin/diagnosis/diagnosissession/inspector.html"
 
     def has_create_case_permission(self, request) -> bool:
