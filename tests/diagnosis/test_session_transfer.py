@@ -3,7 +3,10 @@
 import copy
 import io
 import json
+import os
+import stat
 import sys
+import threading
 from io import StringIO
 
 import pytest
@@ -290,6 +293,38 @@ def test_export_to_a_file_replaces_it_only_when_complete(dated_sessions, tmp_pat
     ]
     assert not (tmp_path / "out.jsonl.partial").exists()
     assert err.getvalue().strip() == f"3 session(s) exported to {target}"
+
+
+def test_export_through_a_symlink_replaces_the_file_it_names(dated_sessions, tmp_path):
+    real = tmp_path / "real.jsonl"
+    real.write_text("old\n", encoding="utf-8")
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(real)
+
+    export("--project", "acme-chat", "--output", str(link))
+
+    assert link.is_symlink() and len(real.read_text(encoding="utf-8").splitlines()) == 3
+
+
+def test_export_into_a_pipe_writes_to_it_without_replacing_it(dated_sessions, tmp_path):
+    """What is not a regular file (a FIFO here, /dev/stdout or /dev/null alike) is written to, never renamed over."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+
+    export("--project", "acme-chat", "--output", str(fifo))
+    reader.join(timeout=30)
+
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert [json.loads(line)["sessionId"] for line in received[0].splitlines()] == ["s-old", "s-mid", "s-new"]
+    assert not (tmp_path / "pipe.partial").exists()
+
+
+def test_export_into_a_missing_directory_is_refused(dated_sessions, tmp_path):
+    with pytest.raises(CommandError, match="--output: cannot write"):
+        export("--project", "acme-chat", "--output", str(tmp_path / "missing" / "out.jsonl"))
 
 
 def test_progress_bar_only_on_a_terminal(dated_sessions, tmp_path):

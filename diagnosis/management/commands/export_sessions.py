@@ -57,16 +57,19 @@ def _write(lines, out: TextIO, progress: Progress) -> int:
 
 
 def _write_file(lines, path: Path, progress: Progress) -> int:
-    """Write next to `path` and rename at the end, so a failed export never leaves half a file."""
-    partial = path.with_name(f"{path.name}.partial")
+    """Write a regular file through `<name>.partial` renamed at the end, so a failed export never leaves
+    half a file; anything else that exists there (a device, a pipe) is written to directly."""
+    target = path.resolve()  # a symlink keeps pointing at the file it names
+    direct = target.exists() and not target.is_file()
+    partial = target if direct else target.with_name(f"{target.name}.partial")
     try:
         with partial.open("w", encoding="utf-8", newline="\n") as out:
             written = _write(lines, out, progress)
-        os.replace(partial, path)
+        if not direct:
+            os.replace(partial, target)
     except OSError as exc:
-        partial.unlink(missing_ok=True)
         raise CommandError(f"--output: cannot write {path}: {exc}") from exc
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
+    finally:
+        if not direct:
+            partial.unlink(missing_ok=True)  # gone already once renamed
     return written
