@@ -60,7 +60,9 @@ class SessionActionsMixin:
 
     @admin.action(permissions=["open_bad_case"], description=_("Open bad cases"))
     def open_bad_cases(self, request, queryset):
-        sessions = list(queryset.select_related(None).only("pk", "session_id", "project_id", "verifier_verdict")[:MAX_ACTION_ROWS])
+        sessions = list(
+            queryset.select_related(None).only("pk", "session_id", "project_id", "verifier_verdict")[:MAX_ACTION_ROWS]
+        )
         for session in sessions:
             bad_case_open_for_session(session=session, source=BadCaseSource.REVIEWER)
             self.log_change(request, session, gettext("Opened a bad case"))
