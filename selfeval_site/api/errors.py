@@ -31,20 +31,20 @@ class ApplicationError(Exception):
         self.fields = fields or {}
 
 
-def _flatten_field_errors(detail: Any, prefix: str = "") -> dict[str, list[str]]:
+def flatten_field_errors(detail: Any, prefix: str = "") -> dict[str, list[str]]:
     """Turn DRF's nested ValidationError detail into {"toolInvocations.2.status": [...]}."""
     flat: dict[str, list[str]] = {}
     if isinstance(detail, dict):
         for key, value in detail.items():
             name = f"{prefix}.{key}" if prefix else str(key)
-            flat.update(_flatten_field_errors(value, name))
+            flat.update(flatten_field_errors(value, name))
     elif isinstance(detail, list):
         if all(not isinstance(item, (dict, list)) for item in detail):
             flat[prefix or "non_field_errors"] = [str(item) for item in detail]
         else:
             for index, item in enumerate(detail):
                 if item:
-                    flat.update(_flatten_field_errors(item, f"{prefix}.{index}" if prefix else str(index)))
+                    flat.update(flatten_field_errors(item, f"{prefix}.{index}" if prefix else str(index)))
     else:
         flat[prefix or "non_field_errors"] = [str(detail)]
     return flat
@@ -69,7 +69,7 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     if response is None:
         return None
     if isinstance(exc, exceptions.ValidationError):
-        fields = _flatten_field_errors(exc.detail)
+        fields = flatten_field_errors(exc.detail)
         names = ", ".join(sorted(fields))
         response.data = error_body("invalid", f"Invalid input: {names}", fields)
     elif isinstance(exc, exceptions.APIException):
