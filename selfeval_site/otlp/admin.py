@@ -8,7 +8,8 @@ from django.contrib import admin
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
-from selfeval_site.adminkit.mixins import ReadOnlyAdminMixin, TenantAdminMixin, session_inspector_link
+from selfeval_site.adminkit.display import session_inspector_link
+from selfeval_site.adminkit.mixins import ReadOnlyAdminMixin, TenantAdminMixin
 from selfeval_site.adminkit.paging import CappedCountPaginator
 from selfeval_site.otlp.models import BufferedTrace, TraceState
 from selfeval_site.otlp.spans import SpanRecord

@@ -20,13 +20,13 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from selfeval_site.otlp.config import ReceiverConfig
 from selfeval_site.otlp.models import BufferedSpan, BufferedTrace, TraceState
+from selfeval_site.otlp.selectors import buffered_span_records
 from selfeval_site.otlp.services.mapping import MatchThresholds
 from selfeval_site.otlp.services.traces import (
     TRACE_UPDATE_FIELDS,
     Mapped,
     buffered_trace_ingest,
     buffered_trace_map,
-    buffered_trace_records,
 )
 from selfeval_site.otlp.spans import IncomingSpan, SpanRefused, spans_from_request
 from selfeval_site.tenancy.models import Project
@@ -169,7 +169,7 @@ def _ingest(
     if not traces:
         return
     thresholds = MatchThresholds(l0=config.l0_score, l1=config.l1_score)
-    records = buffered_trace_records(traces=traces)
+    records = buffered_span_records(traces=traces)
     mapped: list[tuple[BufferedTrace, Mapped]] = []
     for trace in traces:
         outcome = buffered_trace_map(trace=trace, records=records[trace.pk], thresholds=thresholds)

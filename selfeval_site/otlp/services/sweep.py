@@ -19,12 +19,12 @@ from django.utils import timezone
 
 from selfeval_site.otlp.config import ReceiverConfig
 from selfeval_site.otlp.models import BufferedSpan, BufferedTrace, TraceState
+from selfeval_site.otlp.selectors import buffered_span_records
 from selfeval_site.otlp.services.mapping import MatchThresholds
 from selfeval_site.otlp.services.traces import (
     TRACE_UPDATE_FIELDS,
     buffered_trace_ingest,
     buffered_trace_map,
-    buffered_trace_records,
 )
 
 
@@ -52,7 +52,7 @@ def otlp_sweep(*, config: ReceiverConfig, limit: int = 1000, now: datetime | Non
             if trace is None:  # a receiver holds it or just extended it
                 continue
             mapped = buffered_trace_map(
-                trace=trace, records=buffered_trace_records(traces=[trace])[trace.pk], thresholds=thresholds
+                trace=trace, records=buffered_span_records(traces=[trace])[trace.pk], thresholds=thresholds
             )
             if mapped.data is None:
                 trace.state = TraceState.EXPIRED

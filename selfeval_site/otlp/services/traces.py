@@ -1,6 +1,5 @@
 """A buffered trace becomes a session: through the session API's serializer and ingestion service."""
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.utils import timezone
@@ -8,7 +7,7 @@ from django.utils import timezone
 from diagnosis.serializers import SessionIngestSerializer
 from diagnosis.services.ingestion import session_upsert
 from selfeval_site.api.errors import flatten_field_errors
-from selfeval_site.otlp.models import BufferedSpan, BufferedTrace, TraceState
+from selfeval_site.otlp.models import BufferedTrace, TraceState
 from selfeval_site.otlp.services.mapping import MappedSession, MatchThresholds, session_payload_from_spans
 from selfeval_site.otlp.spans import SpanRecord
 
@@ -26,14 +25,6 @@ class Mapped:
     @property
     def session_id(self) -> str:
         return str(self.mapped.payload.get("sessionId"))
-
-
-def buffered_trace_records(*, traces: Iterable[BufferedTrace]) -> dict[int, list[SpanRecord]]:
-    """Every stored span of these traces, by trace primary key (one query)."""
-    records: dict[int, list[SpanRecord]] = {}
-    for trace_pk, record in BufferedSpan.objects.filter(trace__in=list(traces)).values_list("trace_id", "record"):
-        records.setdefault(trace_pk, []).append(SpanRecord.from_json(record))
-    return records
 
 
 def buffered_trace_map(*, trace: BufferedTrace, records: list[SpanRecord], thresholds: MatchThresholds) -> Mapped:

@@ -1,0 +1,14 @@
+"""Reads of the span buffer."""
+
+from collections.abc import Iterable
+
+from selfeval_site.otlp.models import BufferedSpan, BufferedTrace
+from selfeval_site.otlp.spans import SpanRecord
+
+
+def buffered_span_records(*, traces: Iterable[BufferedTrace]) -> dict[int, list[SpanRecord]]:
+    """Every stored span of these traces, by trace primary key (one query)."""
+    records: dict[int, list[SpanRecord]] = {}
+    for trace_pk, record in BufferedSpan.objects.filter(trace__in=list(traces)).values_list("trace_id", "record"):
+        records.setdefault(trace_pk, []).append(SpanRecord.from_json(record))
+    return records
