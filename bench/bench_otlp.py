@@ -24,7 +24,6 @@ request sources (init() and request() using `thread_number`), so it runs on the 
 that is on main; until then `_wrk_run` below is a minimal runner of the same script shape.
 """
 
-import base64
 import json
 import os
 import secrets
@@ -133,24 +132,16 @@ def recorded_trace() -> list:
 
 def encoded(spans: list, content_type: str) -> bytes:
     """The SDK's own OTLP encoding of `spans`, every trace id replaced by TRACE_MARKER."""
-    from google.protobuf import json_format
     from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+
+    from selfeval_site.otlp import codec
 
     message = encode_spans(spans)
     for resource_spans in message.resource_spans:
         for scope_spans in resource_spans.scope_spans:
             for span in scope_spans.spans:
                 span.trace_id = TRACE_MARKER
-    if content_type == PROTOBUF:
-        return message.SerializeToString()
-    data = json_format.MessageToDict(message)
-    for resource_spans in data["resourceSpans"]:
-        for scope_spans in resource_spans["scopeSpans"]:
-            for span in scope_spans["spans"]:
-                for key in ("traceId", "spanId", "parentSpanId"):
-                    if key in span:
-                        span[key] = base64.b64decode(span[key]).hex()
-    return json.dumps(data, ensure_ascii=False).encode()
+    return codec.message_encode(message, codec.Encoding(content_type))
 
 
 # --- the load: wrk ---------------------------------------------------------------------------------

@@ -138,17 +138,29 @@ def request_decode(body: bytes, encoding: Encoding) -> ExportTraceServiceRequest
     return message
 
 
+_SPAN_IDS = ("traceId", "trace_id", "spanId", "span_id", "parentSpanId", "parent_span_id")
+_LINK_IDS = ("traceId", "trace_id", "spanId", "span_id")
+
+
 def _hex_ids_to_base64(data: Any) -> None:
     """OTLP/JSON writes trace and span ids in hex where proto3 JSON expects base64: translate them
     in place (a hex id read as base64 would silently decode to other bytes)."""
     if not isinstance(data, dict):
         raise ValueError("the body must be a JSON object")
+    _translate_ids(data, lambda value: base64.b64encode(bytes.fromhex(value)).decode("ascii"))
+
+
+def _base64_ids_to_hex(data: dict[str, Any]) -> None:
+    _translate_ids(data, lambda value: base64.b64decode(value).hex())
+
+
+def _translate_ids(data: dict[str, Any], translate) -> None:
     for resource_spans in _items(data, "resourceSpans", "resource_spans"):
         for scope_spans in _items(resource_spans, "scopeSpans", "scope_spans"):
             for span in _items(scope_spans, "spans"):
-                _translate(span, ("traceId", "trace_id", "spanId", "span_id", "parentSpanId", "parent_span_id"))
+                _translate(span, _SPAN_IDS, translate)
                 for link in _items(span, "links"):
-                    _translate(link, ("traceId", "trace_id", "spanId", "span_id"))
+                    _translate(link, _LINK_IDS, translate)
 
 
 def _items(parent: Any, *keys: str) -> list[Any]:
@@ -161,20 +173,23 @@ def _items(parent: Any, *keys: str) -> list[Any]:
     return []
 
 
-def _translate(item: dict[str, Any], keys: tuple[str, ...]) -> None:
+def _translate(item: dict[str, Any], keys: tuple[str, ...], translate) -> None:
     for key in keys:
         value = item.get(key)
         if isinstance(value, str):
             try:
-                item[key] = base64.b64encode(bytes.fromhex(value)).decode("ascii")
+                item[key] = translate(value)
             except ValueError:
                 raise ValueError(f"{key} {value[:40]!r} is not a hex string") from None
 
 
 def message_encode(message: Message, encoding: Encoding) -> bytes:
+    """Binary protobuf, or OTLP/JSON (proto3 JSON with hex trace and span ids)."""
     if encoding is Encoding.PROTOBUF:
         return message.SerializeToString()
-    return json.dumps(json_format.MessageToDict(message), ensure_ascii=False, separators=(",", ":")).encode()
+    data = json_format.MessageToDict(message)
+    _base64_ids_to_hex(data)
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 # google.rpc.Code of each error status, for the Status body (OTLP clients log it, never act on it).

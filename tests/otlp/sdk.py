@@ -8,14 +8,12 @@ Spans are encoded by the SDK's own OTLP encoder (what its exporter sends); `otlp
 OTLP/JSON mapping of the same request (hex ids), as JSON exporters send it.
 """
 
-import base64
 import gzip
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from google.protobuf import json_format
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.sdk.resources import Resource
@@ -23,6 +21,8 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import NonRecordingSpan, Status, StatusCode, Tracer, set_span_in_context
+
+from selfeval_site.otlp import codec
 
 QUERY = "订单服务 5xx 突增，原因是什么？"
 ANSWER = "order-service 的数据库连接池耗尽，导致 5xx 突增。"
@@ -70,14 +70,7 @@ def protobuf_body(spans: list[ReadableSpan]) -> bytes:
 
 def otlp_json(message: ExportTraceServiceRequest) -> bytes:
     """OTLP/JSON: proto3 JSON with trace and span ids in hex instead of base64."""
-    data = json_format.MessageToDict(message)
-    for resource_spans in data.get("resourceSpans", []):
-        for scope_spans in resource_spans.get("scopeSpans", []):
-            for span in scope_spans.get("spans", []):
-                for key in ("traceId", "spanId", "parentSpanId"):
-                    if key in span:
-                        span[key] = base64.b64decode(span[key]).hex()
-    return json.dumps(data).encode()
+    return codec.message_encode(message, codec.Encoding.JSON)
 
 
 def gzipped(body: bytes) -> bytes:
