@@ -27,13 +27,12 @@ SPANS_SHOWN = 200
 class BufferedTraceAdmin(TenantAdminMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = [
         "trace_id",
-        "project",
         "state_badge",
         "session_link",
         "span_count",
         "rejected_spans",
         "last_span_at",
-        "error_short",
+        "project",
     ]
     list_filter = ["state", "project"]
     search_fields = ["=trace_id", "=ingested_as"]
@@ -68,10 +67,6 @@ class BufferedTraceAdmin(TenantAdminMixin, ReadOnlyAdminMixin, admin.ModelAdmin)
     @admin.display(description=_("session"))
     def session_link(self, trace: BufferedTrace) -> str:
         return session_inspector_link(trace.session) if trace.session else (trace.ingested_as or "—")
-
-    @admin.display(description=_("last error"))
-    def error_short(self, trace: BufferedTrace) -> str:
-        return trace.error[:120] + ("…" if len(trace.error) > 120 else "")
 
     @admin.display(description=_("buffered spans (in start order)"))
     def spans_table(self, trace: BufferedTrace) -> str:

@@ -18,10 +18,10 @@ from selfeval_site.tenancy.models import Project
 
 
 class TraceState(models.TextChoices):
-    BUFFERING = "BUFFERING", _("Buffering (root span not received)")
+    BUFFERING = "BUFFERING", _("Buffering")  # the root span has not arrived yet
     INGESTED = "INGESTED", _("Ingested")
-    PARTIAL = "PARTIAL", _("Partial (ingested without its root span)")
-    EXPIRED = "EXPIRED", _("Expired (root span never received)")
+    PARTIAL = "PARTIAL", _("Partial: no root span")  # ingested by the sweep, the session RUNNING
+    EXPIRED = "EXPIRED", _("Expired")  # no root span, and no valid session without it
 
 
 class BufferedTrace(models.Model):

@@ -19,7 +19,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('trace_id', models.CharField(help_text='32 hex digits', max_length=32, verbose_name='trace id')),
-                ('state', models.CharField(choices=[('BUFFERING', 'Buffering (root span not received)'), ('INGESTED', 'Ingested'), ('PARTIAL', 'Partial (ingested without its root span)'), ('EXPIRED', 'Expired (root span never received)')], default='BUFFERING', max_length=16, verbose_name='state')),
+                ('state', models.CharField(choices=[('BUFFERING', 'Buffering'), ('INGESTED', 'Ingested'), ('PARTIAL', 'Partial: no root span'), ('EXPIRED', 'Expired')], default='BUFFERING', max_length=16, verbose_name='state')),
                 ('ingested_as', models.CharField(blank=True, max_length=128, verbose_name='ingested as sessionId')),
                 ('root_span_id', models.CharField(blank=True, max_length=16, verbose_name='root span id')),
                 ('span_count', models.PositiveIntegerField(default=0, verbose_name='spans')),

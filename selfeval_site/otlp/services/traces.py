@@ -35,7 +35,7 @@ def buffered_trace_map(*, trace: BufferedTrace, records: list[SpanRecord], thres
     if serializer.is_valid():
         return Mapped(mapped=mapped, data=serializer.validated_data, error="")
     fields = flatten_field_errors(serializer.errors)
-    described = "; ".join(
+    described = " ".join(
         f"{name}: {' '.join(messages)}" for name, messages in list(fields.items())[:_MAX_FIELD_MESSAGES]
     )
     more = len(fields) - _MAX_FIELD_MESSAGES
