@@ -435,3 +435,16 @@ def test_statements_of_a_buffering_export_do_not_grow_with_its_spans(api, api_ke
     with django_assert_num_queries(13):
         assert export(api, protobuf_body(root)).status_code == 200
     assert DiagnosisSession.objects.get().steps.count() == 40
+
+
+def test_statements_of_a_whole_trace_in_one_request(api, recorder, django_assert_num_queries):
+    openinference_agent(recorder.tracer)
+    body = protobuf_body(recorder.take())
+    export(api, b"")  # the key is verified and cached once
+
+    # savepoint, INSERT trace ON CONFLICT, SELECT ... FOR UPDATE, INSERT spans (a new trace has no
+    # stored span to look up or read back), session_upsert's seven (savepoint, lock, INSERT session,
+    # steps, invocations, evidence refs, release), UPDATE trace, release
+    with django_assert_num_queries(13):
+        assert export(api, body).status_code == 200
+    assert DiagnosisSession.objects.get().invocations.count() == 3

@@ -121,3 +121,12 @@ def test_command_reports_and_validates_its_options(buffered_without_root):
     )
     with pytest.raises(CommandError, match="--limit must be at least 1"):
         call_command("otlp_sweep", "--limit", "0")
+
+
+def test_a_trace_whose_every_span_was_refused_expires(api, recorder):
+    with recorder.tracer.start_as_current_span("run", attributes={"selfeval.mode": "batch"}):
+        pass
+    assert answer(export(api, protobuf_body(recorder.take()))).partial_success.rejected_spans == 1
+
+    assert sweep(minutes=31) == SweepResult(expired=1)
+    assert BufferedTrace.objects.get().state == TraceState.EXPIRED

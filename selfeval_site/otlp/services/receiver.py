@@ -74,11 +74,20 @@ def otlp_spans_receive(
     with transaction.atomic():
         now = timezone.now()
         traces = _traces_locked(project, sorted(batch), now)
-        stored = set(
-            BufferedSpan.objects.filter(
-                trace__in=list(traces.values()), span_id__in=[s for spans in batch.values() for s in spans]
-            ).values_list("trace_id", "span_id")
+        # A trace that has no span yet (in practice: a whole trace in one request) needs neither
+        # the look-up of stored spans nor, to ingest, reading them back.
+        new = {trace_id for trace_id, trace in traces.items() if trace.span_count == 0}
+        known = [trace for trace_id, trace in traces.items() if trace_id not in new]
+        stored = (
+            set(
+                BufferedSpan.objects.filter(
+                    trace__in=known, span_id__in=[s for t, spans in batch.items() if t not in new for s in spans]
+                ).values_list("trace_id", "span_id")
+            )
+            if known
+            else set()
         )
+        rejected_before = {trace_id: trace.rejected_spans for trace_id, trace in traces.items()}
         added: dict[str, list[IncomingSpan]] = {}
         for trace_id, spans in batch.items():
             trace = traces[trace_id]
@@ -100,13 +109,13 @@ def otlp_spans_receive(
             for span in spans
         )
         due = [traces[t] for t, spans in added.items() if spans and _may_complete(traces[t], spans)]
-        _ingest(due, added, config, result)
+        _ingest(due, added, new, config, result)
         result.accepted_spans += sum(len(spans) for spans in added.values())
-        # One UPDATE per trace: an export usually carries one or a few traces, and bulk_update's
-        # CASE per row and field costs more to build than these statements cost to run.
-        for trace_id, spans in batch.items():
-            if added[trace_id] or len(spans) != len(added[trace_id]):
-                traces[trace_id].save(update_fields=TRACE_UPDATE_FIELDS)
+        # One UPDATE per changed trace (a retry changes none): an export usually carries one or a
+        # few traces, and bulk_update's CASE per row and field costs more to build than these cost.
+        for trace_id, trace in traces.items():
+            if added[trace_id] or trace.rejected_spans != rejected_before[trace_id]:
+                trace.save(update_fields=TRACE_UPDATE_FIELDS)
     return result
 
 
@@ -164,12 +173,19 @@ def _may_complete(trace: BufferedTrace, spans: list[IncomingSpan]) -> bool:
 
 
 def _ingest(
-    traces: list[BufferedTrace], added: dict[str, list[IncomingSpan]], config: ReceiverConfig, result: ReceiveResult
+    traces: list[BufferedTrace],
+    added: dict[str, list[IncomingSpan]],
+    new: set[str],
+    config: ReceiverConfig,
+    result: ReceiveResult,
 ) -> None:
     if not traces:
         return
     thresholds = MatchThresholds(l0=config.l0_score, l1=config.l1_score)
-    records = buffered_span_records(traces=traces)
+    records = buffered_span_records(traces=[trace for trace in traces if trace.trace_id not in new])
+    for trace in traces:
+        if trace.trace_id in new:
+            records[trace.pk] = [span.record for span in added[trace.trace_id]]
     mapped: list[tuple[BufferedTrace, Mapped]] = []
     for trace in traces:
         outcome = buffered_trace_map(trace=trace, records=records[trace.pk], thresholds=thresholds)

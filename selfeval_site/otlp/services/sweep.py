@@ -52,7 +52,7 @@ def otlp_sweep(*, config: ReceiverConfig, limit: int = 1000, now: datetime | Non
             if trace is None:  # a receiver holds it or just extended it
                 continue
             mapped = buffered_trace_map(
-                trace=trace, records=buffered_span_records(traces=[trace])[trace.pk], thresholds=thresholds
+                trace=trace, records=buffered_span_records(traces=[trace]).get(trace.pk, []), thresholds=thresholds
             )
             if mapped.data is None:
                 trace.state = TraceState.EXPIRED
