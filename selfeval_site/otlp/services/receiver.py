@@ -77,16 +77,7 @@ def otlp_spans_receive(
         # A trace that has no span yet (in practice: a whole trace in one request) needs neither
         # the look-up of stored spans nor, to ingest, reading them back.
         new = {trace_id for trace_id, trace in traces.items() if trace.span_count == 0}
-        known = [trace for trace_id, trace in traces.items() if trace_id not in new]
-        stored = (
-            set(
-                BufferedSpan.objects.filter(
-                    trace__in=known, span_id__in=[s for t, spans in batch.items() if t not in new for s in spans]
-                ).values_list("trace_id", "span_id")
-            )
-            if known
-            else set()
-        )
+        stored = _stored_span_ids({t: spans for t, spans in batch.items() if t not in new}, traces)
         rejected_before = {trace_id: trace.rejected_spans for trace_id, trace in traces.items()}
         added: dict[str, list[IncomingSpan]] = {}
         for trace_id, spans in batch.items():
@@ -96,18 +87,7 @@ def otlp_spans_receive(
             added[trace_id] = _admit(trace, fresh, config, result)
             if added[trace_id]:
                 trace.last_span_at = now
-        BufferedSpan.objects.bulk_create(
-            BufferedSpan(
-                trace=traces[trace_id],
-                span_id=span.record.span_id,
-                parent_span_id=span.record.parent_span_id,
-                start_ns=span.record.start_ns,
-                size=span.size,
-                record=span.record.to_json(),
-            )
-            for trace_id, spans in added.items()
-            for span in spans
-        )
+        _insert(added, traces)
         due = [traces[t] for t, spans in added.items() if spans and _may_complete(traces[t], spans)]
         _ingest(due, added, new, config, result)
         result.accepted_spans += sum(len(spans) for spans in added.values())
@@ -131,6 +111,33 @@ def _traces_locked(project: Project, trace_ids: list[str], now) -> dict[str, Buf
         trace.project = project
         traces[trace.trace_id] = trace
     return traces
+
+
+def _stored_span_ids(batch: dict[str, dict[str, IncomingSpan]], traces: dict[str, BufferedTrace]) -> set:
+    """(trace pk, span id) of the incoming spans these traces hold already: an exporter's retries."""
+    if not batch:
+        return set()
+    return set(
+        BufferedSpan.objects.filter(
+            trace__in=[traces[trace_id] for trace_id in batch],
+            span_id__in=[span_id for spans in batch.values() for span_id in spans],
+        ).values_list("trace_id", "span_id")
+    )
+
+
+def _insert(added: dict[str, list[IncomingSpan]], traces: dict[str, BufferedTrace]) -> None:
+    BufferedSpan.objects.bulk_create(
+        BufferedSpan(
+            trace=traces[trace_id],
+            span_id=span.record.span_id,
+            parent_span_id=span.record.parent_span_id,
+            start_ns=span.record.start_ns,
+            size=span.size,
+            record=span.record.to_json(),
+        )
+        for trace_id, spans in added.items()
+        for span in spans
+    )
 
 
 def _admit(
