@@ -22,22 +22,27 @@ The mapping (README, "OpenTelemetry ingestion", documents it for users):
   span is a step, in start order. An invocation's `stepIndex` is its nearest step ancestor.
 """
 
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
+from selfeval_site.otlp.services.attributes import (
+    as_number,
+    attr_text,
+    first_value,
+    input_text,
+    iso_time,
+    json_value,
+    output_text,
+    plain,
+)
 from selfeval_site.otlp.spans import SpanRecord
 
 OPENINFERENCE_KIND = "openinference.span.kind"
 GENAI_OPERATION = "gen_ai.operation.name"
 MATCH_LEVEL = "selfeval.match_level"
 _DOCUMENT_ATTRIBUTE = re.compile(r"^retrieval\.documents\.(\d+)\.document\.(id|content|score|metadata)$")
-_MESSAGE_ATTRIBUTE = re.compile(r"^llm\.(input|output)_messages\.(\d+)\.message\.(role|content)$")
-# Keys under which a JSON `input.value` usually holds the user's text (LangChain, LlamaIndex, ...).
-_TEXT_KEYS = ("input", "query", "question", "message", "content", "text", "prompt")
 _SOURCE_KEYS = ("source", "url", "uri", "file_path")
 _LEVEL_ORDER = {"L0": 0, "L1": 1, "NONE": 2}
 
@@ -73,23 +78,23 @@ def session_payload_from_spans(
     first = [root, *rest] if root else rest
     last_first = [root, *reversed(rest)] if root else list(reversed(rest))
     payload: dict[str, Any] = {
-        "sessionId": _first(first, lambda s: _attr_text(s, "session.id")) or trace_id,
-        "mode": _first(first, lambda s: s.attributes.get("selfeval.mode")) or "chat",
-        "query": _first(first, _input_text) or "",
-        "answer": _first(last_first, _output_text) or "",
+        "sessionId": first_value(first, lambda s: attr_text(s, "session.id")) or trace_id,
+        "mode": first_value(first, lambda s: s.attributes.get("selfeval.mode")) or "chat",
+        "query": first_value(first, input_text) or "",
+        "answer": first_value(last_first, output_text) or "",
         "status": ("FAILED" if _failed(root) else "SUCCEEDED") if root else "RUNNING",
-        "createdAt": _iso(root.start_ns if root else ordered[0].start_ns) if ordered else None,
-        "finishedAt": _iso(root.end_ns) if root else None,
+        "createdAt": iso_time(root.start_ns if root else ordered[0].start_ns) if ordered else None,
+        "finishedAt": iso_time(root.end_ns) if root else None,
         "steps": [_step(index, span, kinds) for index, span in enumerate(steps)],
         "toolInvocations": invocations,
     }
     for key, attribute in (("alert", "selfeval.alert"), ("activeAlerts", "selfeval.active_alerts")):
-        value = _first(first, lambda s, a=attribute: s.attributes.get(a))
+        value = first_value(first, lambda s, a=attribute: s.attributes.get(a))
         if value is not None:
-            payload[key] = _json_value(value)
-    executor_output = _first(last_first, lambda s: s.attributes.get("selfeval.executor_output"))
+            payload[key] = json_value(value)
+    executor_output = first_value(last_first, lambda s: s.attributes.get("selfeval.executor_output"))
     if executor_output is not None:
-        payload["executorOutput"] = _json_value(executor_output)
+        payload["executorOutput"] = json_value(executor_output)
     return MappedSession(payload=payload, root_span_id=root.span_id if root else "")
 
 
@@ -152,7 +157,7 @@ def _invocations(
     ref_ids: set[str] = set()
     result = []
     for span in own:
-        call_id = _attr_text(span, "gen_ai.tool.call.id")
+        call_id = attr_text(span, "gen_ai.tool.call.id")
         invocation_id = call_id if call_id and call_id not in invocation_ids else span.span_id
         invocation_ids.add(invocation_id)
         step = next((step_index[a.span_id] for a in tree.ancestors(span) if a.span_id in step_index), None)
@@ -161,7 +166,7 @@ def _invocations(
         invocation: dict[str, Any] = {
             "invocationId": invocation_id,
             "stepIndex": step,
-            "toolName": _attr_text(span, "tool.name") or _attr_text(span, "gen_ai.tool.name") or span.name,
+            "toolName": attr_text(span, "tool.name") or attr_text(span, "gen_ai.tool.name") or span.name,
             "status": "FAILED" if _failed(span) else "SUCCESS",
             "arguments": _arguments(span, is_retriever=kinds[span.span_id] == "retriever"),
             "output": _tool_output(span, documents),
@@ -186,7 +191,7 @@ def _documents(span: SpanRecord) -> list[dict[str, Any]]:
             indexed.setdefault(int(match[1]), {})[match[2]] = value
     if indexed:
         return [indexed[i] for i in sorted(indexed)]
-    documents = _json_value(span.attributes.get("gen_ai.retrieval.documents", []))
+    documents = json_value(span.attributes.get("gen_ai.retrieval.documents", []))
     if not isinstance(documents, list):
         return []
     return [{**doc, "content": doc.get("content", doc.get("text"))} for doc in documents if isinstance(doc, dict)]
@@ -197,20 +202,20 @@ def _evidence_refs(documents: list[dict[str, Any]], invocation_id: str, taken: s
     are unique per session), one without an id `<invocationId>#<n>`."""
     refs = []
     for number, document in enumerate(documents, start=1):
-        ref_id = _plain(document.get("id")) or f"{invocation_id}#{number}"
+        ref_id = plain(document.get("id")) or f"{invocation_id}#{number}"
         if ref_id in taken:
             ref_id = f"{ref_id}@{invocation_id}"
         if ref_id in taken:
             ref_id = f"{ref_id}#{number}"
         taken.add(ref_id)
-        metadata = _json_value(document.get("metadata"))
+        metadata = json_value(document.get("metadata"))
         source = next((metadata[k] for k in _SOURCE_KEYS if isinstance(metadata, dict) and metadata.get(k)), "")
         content = document.get("content")
         refs.append(
             {
                 "refId": ref_id,
-                "source": _plain(source),
-                "content": content if isinstance(content, str) else _plain(content),
+                "source": plain(source),
+                "content": content if isinstance(content, str) else plain(content),
             }
         )
     return refs
@@ -226,7 +231,7 @@ def _match_level(spans: list[SpanRecord], documents: list[dict[str, Any]], thres
         return min(levels, key=lambda level: _LEVEL_ORDER.get(level, -1))
     if not documents:
         return "NONE"
-    scores = [score for score in (_number(doc.get("score")) for doc in documents) if score is not None]
+    scores = [score for score in (as_number(doc.get("score")) for doc in documents) if score is not None]
     if not scores:
         return "L1"
     best = max(scores)
@@ -235,11 +240,11 @@ def _match_level(spans: list[SpanRecord], documents: list[dict[str, Any]], thres
 
 def _arguments(span: SpanRecord, *, is_retriever: bool) -> dict[str, Any]:
     if is_retriever:
-        query = _attr_text(span, "input.value") or _attr_text(span, "gen_ai.retrieval.query.text")
+        query = attr_text(span, "input.value") or attr_text(span, "gen_ai.retrieval.query.text")
         return {"query": query} if query else {}
     for key in ("gen_ai.tool.call.arguments", "input.value", "tool.parameters"):
         if key in span.attributes:
-            value = _json_value(span.attributes[key])
+            value = json_value(span.attributes[key])
             return value if isinstance(value, dict) else {"input": value}
     return {}
 
@@ -249,7 +254,7 @@ def _tool_output(span: SpanRecord, documents: list[dict[str, Any]]) -> Any:
         if key in span.attributes:
             value = span.attributes[key]
             if key == "output.value" and span.attributes.get("output.mime_type") == "application/json":
-                return _json_value(value)
+                return json_value(value)
             return value
     if documents:  # a retriever's output is its documents (their contents are the evidence refs)
         return [{k: doc[k] for k in ("id", "score", "metadata") if doc.get(k) is not None} for doc in documents]
@@ -277,7 +282,7 @@ def _step(index: int, span: SpanRecord, kinds: dict[str, str]) -> dict[str, Any]
         "spanId": span.span_id,
         "parentSpanId": span.parent_span_id,
         "kind": str(span.attributes.get(OPENINFERENCE_KIND) or span.attributes.get(GENAI_OPERATION) or ""),
-        "startedAt": _iso(span.start_ns),
+        "startedAt": iso_time(span.start_ns),
         "durationMs": span.duration_ms,
     }
     model = next(
@@ -289,161 +294,8 @@ def _step(index: int, span: SpanRecord, kinds: dict[str, str]) -> dict[str, Any]
         None,
     )
     if model:
-        detail["model"] = _plain(model)
+        detail["model"] = plain(model)
     error = _error(span)
     if error:
         detail["error"] = error
     return {"index": index, "name": span.name, "status": "FAILED" if error else "SUCCEEDED", "detail": detail}
-
-
-# --- input and output text ---------------------------------------------------------------------
-
-
-def _input_text(span: SpanRecord) -> str | None:
-    value = span.attributes.get("input.value")
-    if value is not None:
-        return _text_of(value, span.attributes.get("input.mime_type"))
-    return (
-        _message_text(span.attributes.get("gen_ai.input.messages"), role="user")
-        or _indexed_message_text(span, "input", role="user")
-        or _prompt_text(_attr_or_event(span, "gen_ai.prompt"), role="user")
-    )
-
-
-def _output_text(span: SpanRecord) -> str | None:
-    value = span.attributes.get("output.value")
-    if value is not None:
-        return _text_of(value, span.attributes.get("output.mime_type"))
-    return (
-        _message_text(span.attributes.get("gen_ai.output.messages"), role="assistant")
-        or _indexed_message_text(span, "output", role="assistant")
-        or _prompt_text(_attr_or_event(span, "gen_ai.completion"), role="assistant")
-    )
-
-
-def _text_of(value: Any, mime_type: Any) -> str | None:
-    """A JSON input or output (`*.mime_type=application/json`) gives its text: the string itself, the
-    last user message of a `messages` list, the value of one of _TEXT_KEYS, or its only string."""
-    if not isinstance(value, str):
-        return _plain(value)
-    if mime_type != "application/json":
-        return value
-    data = _json_value(value)
-    if isinstance(data, str):
-        return data
-    if isinstance(data, dict):
-        messages = _message_text(data.get("messages"), role="user")
-        if messages:
-            return messages
-        for key in _TEXT_KEYS:
-            if isinstance(data.get(key), str):
-                return data[key]
-        strings = [v for v in data.values() if isinstance(v, str)]
-        if len(strings) == 1:
-            return strings[0]
-    return value
-
-
-def _message_text(messages: Any, *, role: str) -> str | None:
-    """The text of the last `role` message of GenAI's structured messages (`parts` of type text)
-    or of chat-completion style messages (`content`)."""
-    messages = _json_value(messages)
-    if not isinstance(messages, list):
-        return None
-    for message in reversed(messages):
-        if not isinstance(message, dict) or message.get("role", role) != role:
-            continue
-        content = message.get("content")
-        if isinstance(content, str) and content:
-            return content
-        parts = message.get("parts") if isinstance(message.get("parts"), list) else content
-        if isinstance(parts, list):
-            texts = [
-                str(part.get("content") or part.get("text") or "")
-                for part in parts
-                if isinstance(part, dict) and part.get("type", "text") == "text"
-            ]
-            text = "\n".join(t for t in texts if t)
-            if text:
-                return text
-    return None
-
-
-def _indexed_message_text(span: SpanRecord, direction: str, *, role: str) -> str | None:
-    """OpenInference's flattened `llm.input_messages.N.message.{role,content}`."""
-    messages: dict[int, dict[str, Any]] = {}
-    for key, value in span.attributes.items():
-        match = _MESSAGE_ATTRIBUTE.match(key)
-        if match and match[1] == direction:
-            messages.setdefault(int(match[2]), {})[match[3]] = value
-    return _message_text([messages[i] for i in sorted(messages)], role=role) if messages else None
-
-
-def _prompt_text(value: Any, *, role: str) -> str | None:
-    """`gen_ai.prompt` / `gen_ai.completion`: plain text, or a JSON list of messages."""
-    if value is None:
-        return None
-    messages = _message_text(value, role=role)
-    if messages:
-        return messages
-    return value if isinstance(value, str) else _plain(value)
-
-
-def _attr_or_event(span: SpanRecord, key: str) -> Any:
-    """An attribute of the span, else of one of its events (older GenAI instrumentations log
-    `gen_ai.prompt` / `gen_ai.completion` on `gen_ai.content.*` events)."""
-    if key in span.attributes:
-        return span.attributes[key]
-    return next((event.attributes[key] for event in span.events if key in event.attributes), None)
-
-
-# --- small helpers -------------------------------------------------------------------------------
-
-
-def _first(spans: Iterable[SpanRecord], read) -> Any:
-    for span in spans:
-        value = read(span)
-        if value is not None and value != "":
-            return value
-    return None
-
-
-def _attr_text(span: SpanRecord, key: str) -> str | None:
-    value = span.attributes.get(key)
-    return None if value is None or value == "" else _plain(value)
-
-
-def _plain(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _json_value(value: Any) -> Any:
-    """A JSON-string attribute decoded (an OTLP map or array is already a value); text that is not
-    JSON stays text, for the session serializer to refuse by field name if it must be an object."""
-    if not isinstance(value, str):
-        return value
-    try:
-        return json.loads(value)
-    except ValueError:
-        return value
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        return float(value)
-    try:
-        return float(value) if isinstance(value, str) else None
-    except ValueError:
-        return None
-
-
-def _iso(ns: int) -> str:
-    seconds, remainder = divmod(ns, 1_000_000_000)
-    moment = datetime.fromtimestamp(seconds, tz=UTC).replace(microsecond=remainder // 1000)
-    return moment.isoformat().replace("+00:00", "Z")
