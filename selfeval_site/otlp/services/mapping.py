@@ -85,7 +85,7 @@ def session_payload_from_spans(
         "status": ("FAILED" if _failed(root) else "SUCCEEDED") if root else "RUNNING",
         "createdAt": iso_time(root.start_ns if root else ordered[0].start_ns) if ordered else None,
         "finishedAt": iso_time(root.end_ns) if root else None,
-        "steps": [_step(index, span, kinds) for index, span in enumerate(steps)],
+        "steps": [_step(index, span) for index, span in enumerate(steps)],
         "toolInvocations": invocations,
     }
     for key, attribute in (("alert", "selfeval.alert"), ("activeAlerts", "selfeval.active_alerts")):
@@ -277,7 +277,7 @@ def _error(span: SpanRecord) -> str | None:
     return span.status_message or "error"
 
 
-def _step(index: int, span: SpanRecord, kinds: dict[str, str]) -> dict[str, Any]:
+def _step(index: int, span: SpanRecord) -> dict[str, Any]:
     detail: dict[str, Any] = {
         "spanId": span.span_id,
         "parentSpanId": span.parent_span_id,
