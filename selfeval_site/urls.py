@@ -10,6 +10,7 @@ from evolution.api import EvolutionThresholdsView, EvolutionVerifyView
 from feedback.api import FeedbackTokenView, FeedbackView
 from selfeval_site.backoffice.trace.api import TraceView
 from selfeval_site.health import healthz
+from selfeval_site.otlp.api import OtlpTracesView
 
 router = SimpleRouter(trailing_slash=False)
 router.register("sessions", SessionViewSet, basename="session")
@@ -25,6 +26,8 @@ urlpatterns = [
     path("api/evolution/verify", EvolutionVerifyView.as_view(), name="evolution-verify"),
     path("api/evolution/thresholds", EvolutionThresholdsView.as_view(), name="evolution-thresholds"),
     path("api/", include(router.urls)),
+    # OTLP/HTTP's own path, where exporters post when given OTEL_EXPORTER_OTLP_ENDPOINT=<this server>.
+    path("v1/traces", OtlpTracesView.as_view(), name="otlp-traces"),
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),
     path("", RedirectView.as_view(pattern_name="admin:index", permanent=False)),

@@ -86,6 +86,7 @@ INSTALLED_APPS = [
     "feedback",
     "cases",
     "evolution",
+    "selfeval_site.otlp",
     "selfeval_site.backoffice",
     "selfeval_site.demo",
 ]
@@ -206,6 +207,7 @@ REST_FRAMEWORK = {
         "feedback_token": env_str("THROTTLE_FEEDBACK_TOKEN", "1200/min"),
         "trace": env_str("THROTTLE_TRACE", "3000/min"),
         "evolution": env_str("THROTTLE_EVOLUTION", "600/min"),
+        "otlp": env_str("THROTTLE_OTLP", "6000/min"),
     },
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
@@ -232,6 +234,23 @@ SPECTACULAR_SETTINGS = {
 # Bodies larger than this get 413 before any parsing.
 SELFEVAL_MAX_BODY_BYTES = env_int("SELFEVAL_MAX_BODY_BYTES", 5 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = SELFEVAL_MAX_BODY_BYTES
+
+# OpenTelemetry ingestion (POST /v1/traces, selfeval_site/otlp). Spans wait in the database until
+# their trace's root span arrives; limits refuse spans one by one (OTLP partial success), never a request.
+SELFEVAL_OTLP_MAX_BODY_BYTES = env_int("SELFEVAL_OTLP_MAX_BODY_BYTES", 8 * 1024 * 1024)  # after inflating
+SELFEVAL_OTLP_MAX_SPANS_PER_TRACE = env_int("SELFEVAL_OTLP_MAX_SPANS_PER_TRACE", 2000)
+SELFEVAL_OTLP_MAX_ATTRIBUTE_BYTES = env_int("SELFEVAL_OTLP_MAX_ATTRIBUTE_BYTES", 256 * 1024)
+SELFEVAL_OTLP_MAX_TRACE_BYTES = env_int("SELFEVAL_OTLP_MAX_TRACE_BYTES", 32 * 1024 * 1024)
+# `manage.py otlp_sweep` (every minute): a trace whose root span has not arrived this long after its
+# last span is ingested as it is (a partial session) or expired; spans of ingested traces are kept
+# this long after their last span so that late spans can re-ingest the session.
+SELFEVAL_OTLP_TRACE_TIMEOUT_MINUTES = env_int("SELFEVAL_OTLP_TRACE_TIMEOUT_MINUTES", 30)
+SELFEVAL_OTLP_SPAN_RETENTION_HOURS = env_int("SELFEVAL_OTLP_SPAN_RETENTION_HOURS", 24)
+# Match level of a retrieval without a selfeval.match_level attribute, from its best document score.
+SELFEVAL_OTLP_L0_SCORE = env_float("SELFEVAL_OTLP_L0_SCORE", 0.9)
+SELFEVAL_OTLP_L1_SCORE = env_float("SELFEVAL_OTLP_L1_SCORE", 0.5)
+if not SELFEVAL_OTLP_L1_SCORE <= SELFEVAL_OTLP_L0_SCORE:
+    raise ImproperlyConfigured("SELFEVAL_OTLP_L1_SCORE must not exceed SELFEVAL_OTLP_L0_SCORE")
 
 # Lifetime in seconds of the signed feedback tokens end users' browsers vote with.
 SELFEVAL_FEEDBACK_TOKEN_TTL = env_int("SELFEVAL_FEEDBACK_TOKEN_TTL", 15 * 60)

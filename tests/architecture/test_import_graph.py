@@ -18,6 +18,7 @@ COMPONENTS = {
     "selfeval_site.adminkit": "adminkit",
     "selfeval_site.backoffice": "backoffice",
     "selfeval_site.demo": "demo",
+    "selfeval_site.otlp": "otlp",
     "selfeval_site": "site",
     "diagnosis": "diagnosis",
     "cases": "cases",
@@ -36,7 +37,9 @@ ALLOWED = {
     "evolution": {"tenancy", "api", "adminkit"},
     "backoffice": {"diagnosis", "cases", "feedback", "evolution", "tenancy", "api", "adminkit"},
     "demo": {"diagnosis", "cases", "feedback", "evolution", "tenancy"},
-    "site": {"backoffice", "diagnosis", "cases", "feedback", "evolution", "tenancy", "api", "adminkit"},
+    # OpenTelemetry ingestion feeds diagnosis' ingestion; nothing but the URLs imports it.
+    "otlp": {"diagnosis", "tenancy", "api", "adminkit"},
+    "site": {"backoffice", "otlp", "diagnosis", "cases", "feedback", "evolution", "tenancy", "api", "adminkit"},
 }
 
 

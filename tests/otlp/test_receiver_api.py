@@ -1,0 +1,450 @@
+"""POST /v1/traces through the test client: encodings, compression, auth, refusals, limits, buffering.
+
+The live-server tests (test_live_exporter.py) send the same traces through the SDK's exporter.
+"""
+
+import gzip
+import json
+import zlib
+
+import pytest
+from django.core.cache import cache
+from django.db import OperationalError
+from django.test import override_settings
+from google.rpc import code_pb2
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+from diagnosis.models import DiagnosisSession, EvidenceRef
+from selfeval_site.api.throttling import ClientScopedRateThrottle
+from selfeval_site.otlp.models import BufferedSpan, BufferedTrace, TraceState
+from tests.otlp.conftest import JSON, PROTOBUF, URL, answer, export, rpc_status
+from tests.otlp.sdk import (
+    EXECUTOR_OUTPUT,
+    QUERY,
+    RUNBOOK,
+    RUNBOOK_ID,
+    Recorder,
+    genai_agent,
+    gzipped,
+    late_span,
+    openinference_agent,
+    otlp_json,
+    protobuf_body,
+    request_of,
+    trace_hex,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+def children_and_root(spans):
+    root = next(span for span in spans if span.parent is None)
+    return [span for span in spans if span is not root], [root]
+
+
+# --- a trace becomes a session ------------------------------------------------------------------
+
+
+def test_openinference_trace_becomes_an_evaluated_session(api, project, recorder, django_capture_on_commit_callbacks):
+    openinference_agent(recorder.tracer, session_id="s-otel-0001")
+    spans = recorder.take()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = export(api, protobuf_body(spans))
+
+    assert response.status_code == 200
+    assert not answer(response).HasField("partial_success")  # everything accepted
+    session = DiagnosisSession.objects.get(project=project, session_id="s-otel-0001")
+    assert (session.mode, session.status, session.query) == ("chat", "SUCCEEDED", QUERY)
+    assert session.executor_output == EXECUTOR_OUTPUT
+    assert [(i.tool_name, i.status, i.match_level) for i in session.invocations.all()] == [
+        ("lookup_knowledge", "SUCCESS", "L0"),
+        ("search_logs", "SUCCESS", "L1"),
+        ("query_metrics", "FAILED", ""),
+    ]
+    ref = EvidenceRef.objects.get(session=session, ref_id=RUNBOOK_ID)
+    assert (ref.content, ref.source) == (RUNBOOK, "kb://runbooks/order-5xx.md")
+    # Evaluated like any posted session: the claim cites the retrieved runbook chunk.
+    session.refresh_from_db()
+    assert session.evaluation_state == "DONE"
+    assert session.verifier_verdict == "PASS"
+    trace = BufferedTrace.objects.get(trace_id=trace_hex(spans))
+    assert (trace.state, trace.session, trace.span_count, trace.ingest_count) == (TraceState.INGESTED, session, 6, 1)
+
+
+def test_genai_trace_in_gzipped_json_becomes_a_session(api, project, recorder):
+    genai_agent(recorder.tracer)
+    spans = recorder.take()
+
+    response = export(api, gzipped(otlp_json(request_of(spans))), content_type=JSON, HTTP_CONTENT_ENCODING="gzip")
+
+    assert response.status_code == 200
+    assert response["Content-Type"] == JSON
+    assert response.json() == {}
+    session = DiagnosisSession.objects.get(project=project, session_id=trace_hex(spans))
+    assert session.query == QUERY
+    assert [(i.invocation_id, i.tool_name, i.error) for i in session.invocations.all()] == [
+        ("call-1", "lookup_knowledge", ""),
+        ("call-2", "query_metrics", "TimeoutError: prometheus timeout"),
+    ]
+    assert session.invocations.get(invocation_id="call-1").evidence_refs.get().ref_id == RUNBOOK_ID
+
+
+def test_deflate_body_is_inflated(api, recorder):
+    genai_agent(recorder.tracer)
+
+    response = export(api, zlib.compress(protobuf_body(recorder.take())), HTTP_CONTENT_ENCODING="deflate")
+
+    assert response.status_code == 200
+    assert DiagnosisSession.objects.count() == 1
+
+
+def test_content_type_parameters_and_the_registered_protobuf_type_are_accepted(api, recorder):
+    genai_agent(recorder.tracer)
+    body = protobuf_body(recorder.take())
+
+    assert export(api, body, content_type="application/protobuf").status_code == 200
+    assert (
+        export(api, otlp_json(ExportTraceServiceRequest()), content_type="application/json; charset=utf-8").json() == {}
+    )
+
+
+def test_spans_wait_in_the_database_until_the_root_arrives(api, recorder):
+    openinference_agent(recorder.tracer)
+    children, root = children_and_root(recorder.take())
+
+    first = export(api, protobuf_body(children[:2]))
+    second = export(api, otlp_json(request_of(children[2:])), content_type=JSON)
+
+    assert first.status_code == second.status_code == 200
+    assert not DiagnosisSession.objects.exists()
+    trace = BufferedTrace.objects.get()
+    assert (trace.state, trace.span_count) == (TraceState.BUFFERING, 5)
+
+    assert export(api, protobuf_body(root)).status_code == 200
+
+    session = DiagnosisSession.objects.get()
+    assert session.invocations.count() == 3 and session.steps.count() == 1
+    trace.refresh_from_db()
+    assert (trace.state, trace.root_span_id, trace.ingested_as) == (
+        TraceState.INGESTED,
+        root[0].context.span_id.to_bytes(8).hex(),
+        session.session_id,
+    )
+
+
+def test_late_span_re_ingests_the_session(api, recorder):
+    openinference_agent(recorder.tracer)
+    spans = recorder.take()
+    late = next(span for span in spans if span.name == "query_metrics")
+    assert export(api, protobuf_body([s for s in spans if s is not late])).status_code == 200
+    session = DiagnosisSession.objects.get()
+    assert session.invocations.count() == 2
+
+    assert export(api, protobuf_body([late])).status_code == 200
+
+    assert DiagnosisSession.objects.get().pk == session.pk
+    assert session.invocations.count() == 3
+    assert BufferedTrace.objects.get().ingest_count == 2
+
+
+def test_a_retried_export_stores_nothing_twice(api, recorder):
+    openinference_agent(recorder.tracer)
+    body = protobuf_body(recorder.take())
+    assert export(api, body).status_code == 200
+
+    response = export(api, body)
+
+    assert response.status_code == 200
+    assert not answer(response).HasField("partial_success")
+    assert BufferedSpan.objects.count() == 6
+    trace = BufferedTrace.objects.get()
+    assert (trace.span_count, trace.ingest_count) == (6, 1)  # nothing new: no re-ingestion
+
+
+def test_same_trace_id_in_two_projects_is_two_traces(api, other_api, recorder):
+    openinference_agent(recorder.tracer)
+    body = protobuf_body(recorder.take())
+
+    assert export(api, body).status_code == export(other_api, body).status_code == 200
+
+    assert BufferedTrace.objects.count() == 2
+    assert set(DiagnosisSession.objects.values_list("project__slug", flat=True)) == {"acme-chat", "acme-aiops"}
+
+
+def test_empty_request_is_a_success(api):
+    response = export(api, b"")
+
+    assert response.status_code == 200
+    assert answer(response) == type(answer(response))()
+    assert not BufferedTrace.objects.exists()
+
+
+def test_aiops_mode_and_alert_from_resource_and_root_attributes(api, project):
+    recorder = Recorder(resource={"service.name": "aiops-agent", "selfeval.mode": "aiops"})
+    alert = {"name": "HighErrorRate", "service": "order-service", "severity": "critical", "labels": {}}
+    openinference_agent(recorder.tracer, root_attributes={"selfeval.alert": json.dumps(alert)})
+
+    assert export(api, protobuf_body(recorder.take())).status_code == 200
+
+    session = DiagnosisSession.objects.get()
+    assert (session.mode, session.alert_name, session.alert_service) == ("aiops", "HighErrorRate", "order-service")
+
+
+# --- refusals: OTLP status codes and google.rpc.Status bodies -----------------------------------
+
+
+def test_missing_or_wrong_key_is_401_with_a_status_body(anonymous, client_for, recorder):
+    genai_agent(recorder.tracer)
+    body = protobuf_body(recorder.take())
+
+    for client in (anonymous, client_for("not-a-key.at-all")):
+        response = export(client, body)
+        assert response.status_code == 401
+        assert response["WWW-Authenticate"] == "Api-Key"
+        assert rpc_status(response).code == code_pb2.UNAUTHENTICATED
+    assert not BufferedTrace.objects.exists()
+
+
+def test_a_user_without_a_project_key_cannot_export(staff_api, recorder):
+    genai_agent(recorder.tracer)
+
+    response = export(staff_api, protobuf_body(recorder.take()))  # authenticated, but for no project
+
+    assert response.status_code == 403
+    assert rpc_status(response).code == code_pb2.PERMISSION_DENIED
+
+
+def test_json_error_bodies_are_the_json_form_of_status(anonymous):
+    response = export(anonymous, b"{}", content_type=JSON)
+
+    assert response.status_code == 401
+    assert response["Content-Type"] == JSON
+    assert response.json()["code"] == code_pb2.UNAUTHENTICATED
+    assert "credentials" in response.json()["message"]
+
+
+def test_other_content_types_are_415(api):
+    response = export(api, b"resourceSpans", content_type="text/plain")
+
+    assert response.status_code == 415
+    assert "application/x-protobuf or application/json" in rpc_status(response).message
+
+
+def test_unsupported_content_encoding_is_415_naming_the_accepted_ones(api):
+    response = export(api, b"\x00", HTTP_CONTENT_ENCODING="br")
+
+    assert response.status_code == 415
+    assert response["Accept-Encoding"] == "gzip, deflate"
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "encoding", "message"),
+    [
+        (b"\xff\xff\xff", PROTOBUF, "", "not a protobuf ExportTraceServiceRequest"),
+        (b"{not json", JSON, "", "not an OTLP/JSON ExportTraceServiceRequest"),
+        (b"[]", JSON, "", "must be a JSON object"),
+        (b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "xyz"}]}]}]}', JSON, "", "is not a hex string"),
+        (b'{"resourceSpans": "many"}', JSON, "", "not an OTLP/JSON"),
+        (b"not gzip at all", PROTOBUF, "gzip", "does not inflate"),
+        (gzip.compress(bytes(range(256)) * 40)[:-30], PROTOBUF, "gzip", "truncated"),
+    ],
+)
+def test_undecodable_bodies_are_400(api, body, content_type, encoding, message):
+    response = export(api, body, content_type=content_type, HTTP_CONTENT_ENCODING=encoding)
+
+    assert response.status_code == 400, response.content
+    status_message = response.json()["message"] if content_type == JSON else rpc_status(response).message
+    assert message in status_message
+    assert not BufferedTrace.objects.exists()
+
+
+@override_settings(SELFEVAL_OTLP_MAX_BODY_BYTES=10_000)
+def test_body_over_the_limit_is_413_before_or_after_inflating(api):
+    too_long = export(api, b"\x00" * 10_001)
+    bomb = gzip.compress(b"\x00" * 50_000_000)  # 50 MB of zeros in about 50 kB
+
+    inflated_too_long = export(api, bomb, HTTP_CONTENT_ENCODING="gzip")
+
+    assert too_long.status_code == inflated_too_long.status_code == 413
+    assert "10000 bytes" in rpc_status(inflated_too_long).message
+    assert len(bomb) < 100_000
+
+
+def test_chunked_body_without_length_is_411(api):
+    response = export(api, b"", HTTP_TRANSFER_ENCODING="chunked")
+
+    assert response.status_code == 411
+
+
+def test_get_is_405(api):
+    response = api.get(URL)
+
+    assert response.status_code == 405
+    assert rpc_status(response).code == code_pb2.UNIMPLEMENTED
+
+
+def test_throttled_export_is_429_with_retry_after(api, monkeypatch):
+    monkeypatch.setattr(ClientScopedRateThrottle, "THROTTLE_RATES", {"otlp": "2/min"})
+    monkeypatch.setattr(ClientScopedRateThrottle, "timer", lambda self: 600.0)  # a window's start
+    cache.clear()
+
+    statuses = [export(api, b"").status_code for _ in range(3)]
+
+    assert statuses == [200, 200, 429]
+    response = export(api, b"")
+    assert response["Retry-After"] == "60"
+    assert rpc_status(response).code == code_pb2.RESOURCE_EXHAUSTED
+    cache.clear()
+
+
+def test_database_unavailable_is_503_with_retry_after(api, recorder, monkeypatch):
+    def unavailable(**kwargs):
+        raise OperationalError("connection refused")
+
+    monkeypatch.setattr("selfeval_site.otlp.api.otlp_spans_receive", unavailable)
+    genai_agent(recorder.tracer)
+
+    response = export(api, protobuf_body(recorder.take()))
+
+    assert response.status_code == 503
+    assert response["Retry-After"] == "10"
+    assert rpc_status(response).code == code_pb2.UNAVAILABLE
+
+
+# --- partial success: spans refused one by one ---------------------------------------------------
+
+
+def test_malformed_spans_are_refused_alone(api, recorder):
+    genai_agent(recorder.tracer)
+    message = request_of(recorder.take())
+    spans = message.resource_spans[0].scope_spans[0].spans
+    chat = next(span for span in spans if span.name.startswith("chat"))
+    chat.span_id = b"\x00" * 8
+    metrics = next(span for span in spans if span.name == "execute_tool query_metrics")
+    metrics.end_time_unix_nano = metrics.start_time_unix_nano - 1
+
+    response = export(api, message.SerializeToString())
+
+    partial = answer(response).partial_success
+    assert (response.status_code, partial.rejected_spans) == (200, 2)
+    assert "span_id must be 8 bytes" in partial.error_message and "ends before it starts" in partial.error_message
+    session = DiagnosisSession.objects.get()
+    assert session.steps.count() == 0 and [i.tool_name for i in session.invocations.all()] == ["lookup_knowledge"]
+
+
+@override_settings(SELFEVAL_OTLP_MAX_SPANS_PER_TRACE=4)
+def test_spans_over_the_per_trace_limit_are_refused(api, recorder):
+    openinference_agent(recorder.tracer)
+    children, root = children_and_root(recorder.take())
+
+    response = export(api, protobuf_body(children))  # 5 children: the 5th is one too many
+
+    partial = answer(response).partial_success
+    assert partial.rejected_spans == 1
+    assert "SELFEVAL_OTLP_MAX_SPANS_PER_TRACE" in partial.error_message
+    assert answer(export(api, protobuf_body(root))).partial_success.rejected_spans == 1
+    trace = BufferedTrace.objects.get()
+    assert (trace.span_count, trace.rejected_spans) == (4, 2)
+
+
+@override_settings(SELFEVAL_OTLP_MAX_ATTRIBUTE_BYTES=1000)
+def test_span_with_an_attribute_over_the_limit_is_refused(api, recorder):
+    with recorder.tracer.start_as_current_span("diagnose", attributes={"input.value": "q" * 2000}):
+        pass
+
+    response = export(api, protobuf_body(recorder.take()))
+
+    partial = answer(response).partial_success
+    assert partial.rejected_spans == 1
+    assert "attribute 'input.value'" in partial.error_message
+    assert "SELFEVAL_OTLP_MAX_ATTRIBUTE_BYTES" in partial.error_message
+
+
+@override_settings(SELFEVAL_OTLP_MAX_TRACE_BYTES=2000)
+def test_spans_over_the_trace_size_limit_are_refused(api, recorder):
+    with recorder.tracer.start_as_current_span("diagnose", attributes={"input.value": "question"}):
+        for n in range(5):
+            with recorder.tracer.start_as_current_span(f"step {n}", attributes={"output.value": "x" * 500}):
+                pass
+    children, _ = children_and_root(recorder.take())
+
+    partial = answer(export(api, protobuf_body(children))).partial_success
+
+    assert partial.rejected_spans == 2
+    assert "SELFEVAL_OTLP_MAX_TRACE_BYTES" in partial.error_message
+    assert BufferedTrace.objects.get().stored_bytes <= 2000
+
+
+def test_a_root_that_makes_an_invalid_session_is_refused_with_the_session_apis_reason(api, recorder):
+    tracer = recorder.tracer
+    with (
+        tracer.start_as_current_span("diagnose", attributes={"selfeval.mode": "batch"}),
+        tracer.start_as_current_span("step"),
+    ):
+        pass
+    children, root = children_and_root(recorder.take())
+    assert export(api, protobuf_body(children)).status_code == 200
+
+    response = export(api, otlp_json(request_of(root)), content_type=JSON)
+
+    partial = response.json()["partialSuccess"]
+    assert partial["rejectedSpans"] == "1"
+    assert "not a valid session" in partial["errorMessage"]
+    assert "mode:" in partial["errorMessage"] and "query:" in partial["errorMessage"]
+    assert not DiagnosisSession.objects.exists()
+    trace = BufferedTrace.objects.get()
+    assert (trace.state, trace.span_count, trace.root_span_id) == (TraceState.BUFFERING, 1, "")
+    assert "mode:" in trace.error
+
+
+def test_a_late_span_that_breaks_the_session_leaves_the_ingested_one_intact(api, recorder):
+    openinference_agent(recorder.tracer)
+    spans = recorder.take()
+    assert export(api, protobuf_body(spans)).status_code == 200
+    session = DiagnosisSession.objects.get()
+    root = next(span for span in spans if span.parent is None)
+    # The session API refuses a tool call longer than a day (latencyMs).
+    late_span(recorder.tracer, root, "slow_tool", {"openinference.span.kind": "TOOL"}, duration_ns=2 * 86_400 * 10**9)
+
+    partial = answer(export(api, protobuf_body(recorder.take()))).partial_success
+
+    assert partial.rejected_spans == 1 and "latencyMs" in partial.error_message
+    assert DiagnosisSession.objects.get().updated_at == session.updated_at
+    assert BufferedSpan.objects.count() == 6
+
+
+# --- SQL statements ------------------------------------------------------------------------------
+
+
+def test_statements_of_a_buffering_export_do_not_grow_with_its_spans(api, api_key, django_assert_num_queries):
+    recorder = Recorder()
+    with recorder.tracer.start_as_current_span("diagnose", attributes={"input.value": "q"}):
+        for n in range(40):
+            with recorder.tracer.start_as_current_span(f"step {n}"):
+                pass
+    children, root = children_and_root(recorder.take())
+    export(api, protobuf_body(children[:1]))  # the key is verified and cached once
+
+    # savepoint, INSERT traces ON CONFLICT, SELECT ... FOR UPDATE, SELECT stored span ids,
+    # INSERT spans, UPDATE traces, release
+    with django_assert_num_queries(7):
+        assert export(api, protobuf_body(children[1:])).status_code == 200
+    # ... plus reading the trace's spans and session_upsert's own five (savepoint, lock, INSERT
+    # session, INSERT steps, release), whatever the number of spans
+    with django_assert_num_queries(13):
+        assert export(api, protobuf_body(root)).status_code == 200
+    assert DiagnosisSession.objects.get().steps.count() == 40
+
+
+def test_statements_of_a_whole_trace_in_one_request(api, recorder, django_assert_num_queries):
+    openinference_agent(recorder.tracer)
+    body = protobuf_body(recorder.take())
+    export(api, b"")  # the key is verified and cached once
+
+    # savepoint, INSERT trace ON CONFLICT, SELECT ... FOR UPDATE, INSERT spans (a new trace has no
+    # stored span to look up or read back), session_upsert's seven (savepoint, lock, INSERT session,
+    # steps, invocations, evidence refs, release), UPDATE trace, release
+    with django_assert_num_queries(13):
+        assert export(api, body).status_code == 200
+    assert DiagnosisSession.objects.get().invocations.count() == 3
