@@ -85,7 +85,7 @@ CHAT_PAYLOAD: dict[str, Any] = {
                     {
                         "refId": "inv-1#1",
                         "source": "kb://runbooks/order-5xx.md",
-                        "content": "当 order-service 的数据库连接池耗尽时，请求排队超时并返回 5xx。",
+                        "content": "order-service 的数据库连接池耗尽，请求排队超时并返回 5xx。",
                     }
                 ],
             },

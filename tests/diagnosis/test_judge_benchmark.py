@@ -12,6 +12,7 @@ from diagnosis.services.producers.judges import DeterministicJudge
 
 JUDGE_FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "judge"
 BASELINE = json.loads((JUDGE_FIXTURES / "baseline.json").read_text(encoding="utf-8"))
+MIN_TRUE_CLAIM_RECALL = 0.55
 PHENOMENA = ("roles", "direction", "quantifier", "modality", "negation", "antonym", "absence", "conflict",
              "number_owner")  # fmt: skip
 
@@ -34,6 +35,8 @@ def test_the_judge_is_no_worse_than_the_committed_baseline(name):
     assert report["n"] == baseline["n"]
     assert report["false_support_rate"] <= baseline["false_support_rate"], report["mistakes"]
     assert report["balanced_accuracy"] >= baseline["balanced_accuracy"], report["mistakes"]
+    # Precision by abstaining has a floor: most true claims must stay SUPPORTED.
+    assert report["true_claim_recall"] >= MIN_TRUE_CLAIM_RECALL, report["mistakes"]
 
 
 def test_the_development_set_covers_every_phenomenon_in_both_languages():

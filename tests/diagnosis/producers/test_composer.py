@@ -4,7 +4,7 @@ import pytest
 
 from .builders import claim, evaluate, executor, inv, layer_of, retrieval, session
 
-ZH_KB = "当 order-service 的数据库连接池耗尽时，请求排队超时并返回 5xx。错误率升至 35%。"
+ZH_KB = "order-service 的数据库连接池耗尽，请求排队超时并返回 5xx。错误率升至 35%。"
 EN_KB = "When the order-service database connection pool is exhausted, requests queue and time out with 5xx."
 INVOCATIONS = [
     retrieval("inv-1", ZH_KB),

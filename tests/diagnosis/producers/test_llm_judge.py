@@ -15,7 +15,7 @@ from diagnosis.services.producers.judges import DeterministicJudge, LLMJudge
 
 from .builders import claim, evaluate, executor, layer_of, retrieval, session
 
-EVIDENCE = [retrieval("inv-1", "当 order-service 的数据库连接池耗尽时，请求排队超时并返回 5xx。")]
+EVIDENCE = [retrieval("inv-1", "order-service 的数据库连接池耗尽，请求排队超时并返回 5xx。")]
 CLAIM = claim("c1", "order-service 的数据库连接池耗尽", ("inv-1#1", "连接池耗尽"))
 
 

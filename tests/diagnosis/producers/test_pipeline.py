@@ -6,7 +6,7 @@ from diagnosis.services.producers import pipeline
 
 from .builders import claim, evaluate, executor, inv, layer_of, retrieval, session
 
-KB = "当 order-service 的数据库连接池耗尽时，请求排队超时并返回 5xx。"
+KB = "order-service 的数据库连接池耗尽，请求排队超时并返回 5xx。"
 GOOD = claim("c1", "order-service 的数据库连接池耗尽", ("inv-1#1", "连接池耗尽"))
 ALERT = {"name": "HighErrorRate", "service": "order-service"}
 

@@ -2,7 +2,7 @@
 
 from .builders import claim, evaluate, executor, inv, layer_of, retrieval, session
 
-KB = "当 order-service 的数据库连接池耗尽时，请求排队超时并返回 5xx。"
+KB = "order-service 的数据库连接池耗尽，请求排队超时并返回 5xx。"
 
 
 def test_one_entry_per_call_in_call_order_with_the_claims_that_cite_it():

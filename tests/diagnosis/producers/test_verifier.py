@@ -4,7 +4,7 @@ import pytest
 
 from .builders import claim, evaluate, executor, layer_of, retrieval, session
 
-KB = "当 order-service 的数据库连接池耗尽时，请求排队超时并返回 5xx。连接池最大连接数为 50。"
+KB = "order-service 的数据库连接池耗尽，请求排队超时并返回 5xx。连接池最大连接数为 50。"
 LOGS = "HikariPool-1 - Connection is not available, request timed out after 30000ms. 错误率升至 35%。"
 INVOCATIONS = [retrieval("inv-1", KB), retrieval("inv-2", LOGS, source="loki://order-service", tool="query_logs")]
 

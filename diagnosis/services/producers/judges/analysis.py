@@ -26,7 +26,9 @@ import simplemma
 
 from ..facts import Fact, fact_spans
 from ..text import _segmenter, normalise
+from . import cues
 from . import glossary as g
+from .context import moods, period
 
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _SENTENCES = re.compile(r"(?:[。！？!?;；\n]|\.(?=\s|$))+")
@@ -86,6 +88,7 @@ class Token:
     fact: Fact | None = None
     negated: str = ""  # "" | "neg" | "zero" | "search": what governs this token
     head: bool = False  # the first token a negation governs (or any zeroed token)
+    scoped: bool = False  # after a negator in its clause (not governed: the judge abstains on it)
 
     @property
     def content(self) -> bool:
@@ -104,8 +107,10 @@ class Clause:
     tokens: list[Token]
     entities: frozenset[Fact] = frozenset()  # identifiers named, own or inherited
     hedged: bool = False
-    quantifier: str = ""  # "all" | "some" | "none" | ""
+    quantifier: str = ""  # "all" | "most" | "some" | "few" | "none" | ""
     pairs: tuple[tuple[Token, Token], ...] = ()  # from -> to
+    mood: str = ""  # context.moods: "" stated as fact, or a condition, plan or open question
+    period: float | None = None  # context.period: seconds between occurrences ("every 2 years")
 
     @property
     def compact(self) -> str:
@@ -164,6 +169,7 @@ def analyse(text: str) -> Analysis:
     entities: frozenset[Fact] = frozenset()
     key = hash(work)
     for number, sentence in enumerate(s for s in _SENTENCES.split(work) if s.strip()):
+        first = len(clauses)
         for part in _CLAUSES.split(sentence):
             if not part.strip():
                 continue
@@ -172,6 +178,7 @@ def analyse(text: str) -> Analysis:
             entities = own or entities
             clause.entities = entities
             clauses.append(clause)
+        moods(clauses[first:])
     return Analysis(work, tuple(clauses))
 
 
@@ -200,10 +207,20 @@ def _clause(index: int, sentence: tuple[int, int], text: str) -> Clause:
         quantifier = "none"
     elif any(a == b for a, b in fractions) or lemmas & g.UNIVERSAL:
         quantifier = "all"
+    elif (
+        lemmas & cues.MOST
+        or any(t.text == "most" and n + 1 < len(tokens) and tokens[n + 1].text == "of" for n, t in enumerate(tokens))
+        or (tokens and tokens[0].text == "most")
+    ):
+        quantifier = "most"
+    elif lemmas & cues.FEW:
+        quantifier = "few"
     elif fractions or lemmas & g.PARTIAL:
         quantifier = "some"
     hedged = _hedged(tokens, text)
-    return Clause(index, sentence, text, tokens, hedged=hedged, quantifier=quantifier, pairs=_pairs(tokens))
+    return Clause(
+        index, sentence, text, tokens, hedged=hedged, quantifier=quantifier, pairs=_pairs(tokens), period=period(text)
+    )
 
 
 def _words(chunk: str) -> list[Token]:
@@ -229,10 +246,12 @@ def _words(chunk: str) -> list[Token]:
             else:
                 kind = "word"
             out.append(Token(part, base, kind))
-    # "failed to connect", "unable to": the failure negates what follows.
+    # "failed to connect", "unable to", "rather than", "instead of": what follows is denied.
     for i, token in enumerate(out[:-1]):
-        if token.lemma in {"fail", "unable"} and out[i + 1].text == "to":
-            out.insert(i + 1, Token("not", "not", "neg"))
+        if (token.lemma in {"fail", "unable"} and out[i + 1].text == "to") or (
+            (token.text, out[i + 1].text) in cues.CONTRAST_NEGATORS
+        ):
+            out.insert(i + 2 if token.text in {"rather", "instead"} else i + 1, Token("not", "not", "neg"))
             break
     # "could not", "may not": a modal before a negation is no hedge.
     return out
@@ -310,6 +329,10 @@ def _scope(tokens: list[Token], fractions: list[tuple[float, float]]) -> None:
             for n, t in enumerate(governed):
                 t.negated = "search" if search else "neg"
                 t.head = t.head or n == 0
+            for following in tokens[i + 1 :]:
+                if following.lemma in cues.WIDE_SCOPE_END or following.kind == "neg":
+                    break
+                following.scoped = True
         elif token.fact is not None and token.fact.kind in {"number", "quantity"} and token.fact.value == 0:
             zeroed = _zeroed(tokens, i, {b for a, b in fractions if a == 0})
             search = any(t.lemma in g.SEARCH_WORDS for t in zeroed)  # "0 results for the query"

@@ -20,7 +20,8 @@ from ..text import compact, is_causal, states_causal_link
 from .alignment import APPROX_TOLERANCE, Hit, value_hits, word_hits
 from .analysis import Clause, Token, analyse
 from .base import ALIGNED, CONFLICT, CONTRADICTED, STRUCTURE, SUPPORTED, UNALIGNED, UNSUPPORTED, JudgeInput, Judgement
-from .structure import Unit, clause_checks, roles_check, unit_check
+from .order import roles_check
+from .structure import Unit, clause_checks, unit_check
 
 MAX_SHOWN = 12  # units shown in full in a rationale
 

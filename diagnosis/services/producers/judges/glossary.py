@@ -207,7 +207,7 @@ CAPACITY_DOWN = frozenset({"scale in", "scale down", "缩容"})
 NEGATORS_EN = frozenset(
     {"not", "no", "never", "none", "without", "nothing", "neither", "nor", "cannot", "can't", "isn't", "aren't",
      "wasn't", "weren't", "doesn't", "don't", "didn't", "hasn't", "haven't", "won't", "couldn't", "unable",
-     "shouldn't", "wouldn't", "n't", "nobody", "nowhere"}
+     "shouldn't", "wouldn't", "n't", "nobody", "nowhere", "except", "excluding"}
 )  # fmt: skip
 NEGATORS_ZH = frozenset(
     {"不", "未", "没", "没有", "无", "非", "别", "不能", "不会", "不是", "不再", "未能", "无法", "并未", "从未",

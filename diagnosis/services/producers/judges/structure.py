@@ -7,9 +7,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..facts import Fact
+from . import cues
 from . import glossary as g
-from .alignment import Hit, antonym_hits, same_measure, token_groups, value_equal, word_hits
+from .alignment import Hit, antonym_hits, same_measure, token_groups, word_hits
 from .analysis import Clause, Token
+from .context import PAST, past_tense, ranks, sentence_of
+from .order import foreign_owner, owns
 
 if TYPE_CHECKING:
     from .deterministic import Alignment
@@ -57,6 +60,16 @@ def _polarity_agrees(token: Token, hit: Hit, clause: Clause) -> bool:
     return (evidence and _negative(clause)) or (claim and _negative(hit.clause))
 
 
+def _scoped(hit: Hit, clause: Clause) -> bool:
+    """The evidence word stands after a negator of its clause that does not govern it ("was not
+    tested in children": children), and the claim is affirmative: whether it is denied is unclear."""
+    return hit.token is not None and hit.token.scoped and not hit.negated and not _negative(clause)
+
+
+def _in_negation(token: Token, hit: Hit) -> Unit:
+    return Unit(token.text, "structure", f"stated inside a negation («{hit.clause.text}»)")
+
+
 def _where(hit: Hit) -> str:
     return f"{hit.how} «{hit.shown}»" if hit.token is not None and hit.shown != hit.how else hit.how
 
@@ -65,7 +78,7 @@ def unit_check(token: Token, alignment: "Alignment", evidence: list[Clause], sou
     if token.identifier:
         return _entity(token, alignment, sources)
     if token.kind == "value":
-        return _value(token, alignment)
+        return _value(token, alignment, evidence)
     return _word(token, alignment, sources)
 
 
@@ -74,8 +87,10 @@ def _word(token: Token, alignment: "Alignment", sources: str) -> Unit:
     hits = alignment.hits[id(token)]
     antonyms = [h for c in _sentence(home, alignment) for h in antonym_hits(token, c)]
     agreeing = [h for h in hits + antonyms if _polarity_agrees(token, h, clause)]
+    if agreeing and all(_scoped(h, clause) for h in agreeing):
+        return _in_negation(token, agreeing[0])
     if agreeing:
-        hit = agreeing[0]
+        hit = next(h for h in agreeing if not _scoped(h, clause))
         if token.negated and hit.negated == "search" and not any(t.lemma in g.SEARCH_WORDS for t in clause.tokens):
             return Unit(
                 token.text,
@@ -209,30 +224,17 @@ def _key_ok(keys: list[Token], clause: Clause, alignment: "Alignment") -> bool:
     return not stated or any(word_hits(k, clause) for k in stated)
 
 
-def _segment_ok(hit: Hit, alignment: "Alignment") -> bool:
-    """Whose number is it? The words since the previous value of its clause own it ("上海人口约
-    2400 万，北京 ..."): they must not name someone (a name or identifier) the claim does not."""
-    if hit.token is None:
-        return True
-    tokens = hit.clause.tokens
-    at = tokens.index(hit.token)
-    start = next((n + 1 for n in range(at - 1, -1, -1) if tokens[n].kind == "value"), 0)
-    aligned = {id(h.token) for found in alignment.hits.values() for h in found if h.token is not None}
-    return not any((t.identifier or t.pos in _NAME_POS) and id(t) not in aligned for t in tokens[start:at])
-
-
-def _value(token: Token, alignment: "Alignment") -> Unit:
+def _value(token: Token, alignment: "Alignment", evidence: list[Clause]) -> Unit:
     clause, home = alignment.clause, alignment.home
     keys = _keys(token, clause)
     hits = alignment.hits[id(token)]
-    good = [
-        h
-        for h in hits
-        if _owner_ok(clause, h.clause) and _key_ok(keys, h.clause, alignment) and _segment_ok(h, alignment)
-    ]
+    owners = {id(h): foreign_owner(h, token, alignment, evidence) for h in hits}
+    good = [h for h in hits if _owner_ok(clause, h.clause) and _key_ok(keys, h.clause, alignment) and not owners[id(h)]]
     agreeing = [h for h in good if _polarity_agrees(token, h, clause)]
+    if agreeing and all(_scoped(h, clause) for h in agreeing):
+        return _in_negation(token, agreeing[0])
     if agreeing:
-        return Unit(token.text, "aligned", _where(agreeing[0]))
+        return Unit(token.text, "aligned", _where(next(h for h in agreeing if not _scoped(h, clause))))
     if good and _near(good[0].clause, home):
         said = "denies" if good[0].negated else "affirms"
         return Unit(token.text, "conflict", f"negation: the evidence {said} it in «{good[0].clause.text}»")
@@ -241,7 +243,8 @@ def _value(token: Token, alignment: "Alignment") -> Unit:
             _near(rival.clause, home)
             and _owner_ok(clause, rival.clause)
             and _key_ok(keys, rival.clause, alignment)
-            and _segment_ok(rival, alignment)
+            and not foreign_owner(rival, token, alignment, evidence)
+            and owns(rival, token, alignment, evidence)
         ):
             return Unit(token.text, "conflict", f"other value: evidence says «{rival.shown}» («{rival.clause.text}»)")
     if token.fact is not None and token.fact.value == 0 and home is not None:
@@ -249,119 +252,72 @@ def _value(token: Token, alignment: "Alignment") -> Unit:
         if zeroed and all(any(h.negated for h in alignment.hits[id(t)]) for t in zeroed):
             return Unit(token.text, "aligned", "zero stated as absence")
     if hits:
-        owners = ", ".join(sorted(f.value for f in hits[0].clause.entities)) or "something else"
-        return Unit(token.text, "unaligned", f"stated for {owners} («{hits[0].clause.text}»)")
+        owner = owners[id(hits[0])] or ", ".join(sorted(f.value for f in hits[0].clause.entities)) or "something else"
+        return Unit(token.text, "unaligned", f"stated for «{owner}» («{hits[0].clause.text}»)")
     return Unit(token.text, "unaligned", "not in the cited evidence")
 
 
 def clause_checks(alignment: "Alignment", evidence: list[Clause]) -> list[Unit]:
-    """Quantifier and modality of the claim clause against its home clause."""
+    """Quantifier, modality, mood, frequency and rank of the claim clause against its home."""
     home, clause = alignment.home, alignment.clause
     if home is None:
         return []
-    units = []
-    want, have = clause.quantifier, home.quantifier
-    if want == "all" and _negative(clause):
-        want = "none"  # "实例全部不健康": all ... not == none
-    if want == "all" and have in {"some", "none"}:
-        units.append(Unit("quantifier", "conflict", f"the claim says all, the evidence «{home.text}» does not"))
-    elif want == "all" and not have:
-        units.append(Unit("quantifier", "structure", f"the evidence does not say all («{home.text}»)"))
-    elif want == "some" and have == "all":
-        units.append(Unit("quantifier", "structure", f"the evidence says all, not some («{home.text}»)"))
-    elif want == "none" and have in {"all", "some"} and not _negative(home):
-        units.append(Unit("quantifier", "conflict", f"the claim says none, the evidence «{home.text}» does not"))
-    elif want == "none" and not have and not _negative(home):
-        units.append(Unit("quantifier", "structure", f"the evidence does not say none («{home.text}»)"))
+    sentence = sentence_of(home, evidence)
+    units = _quantifier(clause, home)
     if home.hedged and not clause.hedged:
         units.append(Unit("modality", "structure", f"the evidence only hedges («{home.text}»)"))
-    return units
-
-
-def _same(a: Token, b: Token) -> bool:
-    if a.fact is not None and b.fact is not None:
-        return bool(value_equal(a.fact, b.fact, tolerance=0.0, bound=""))
-    return a.lemma == b.lemma or bool(token_groups(a) & token_groups(b))
-
-
-def roles_check(alignment: "Alignment", evidence: list[Clause]) -> list[Unit]:
-    """from X to Y against the evidence's pairs; the order of aligned entities around what relates them."""
-    units = []
-    for source, target in alignment.clause.pairs:
-        for clause in evidence:
-            for other_source, other_target in clause.pairs:
-                if _same(source, other_target) and _same(target, other_source) and not _same(source, other_source):
-                    units.append(
-                        Unit("roles", "conflict", f"from {source.text} to {target.text}, evidence «{clause.text}»")
-                    )
-                    return units
-    home = alignment.home
-    if home is None:
-        return units
-    placed = []  # (claim index, evidence index, token, how) of tokens aligned in the home clause
-    for n, token in enumerate(alignment.clause.tokens):
-        if not token.content:
-            continue
-        hit = next((h for h in alignment.hits.get(id(token), ()) if h.clause is home and h.token is not None), None)
-        if hit is not None:
-            placed.append((n, home.tokens.index(hit.token), token, hit.how))
-    for i, (ca, ea, a, _) in enumerate(placed):
-        for cb, eb, b, _ in placed[i + 1 :]:
-            if ea == eb or not _related(a, b, ca, cb, ea, eb, placed):
-                continue
-            claim_span = alignment.clause.tokens[ca + 1 : cb]
-            evidence_span = home.tokens[min(ea, eb) + 1 : max(ea, eb)]
-            causal = _causal(claim_span) and _causal(evidence_span)
-            claim_order = _flip(claim_span, causal)
-            evidence_order = (1 if eb > ea else -1) * _flip(evidence_span, causal)
-            if claim_order != evidence_order:
-                return [*units, Unit("roles", "conflict", f"{a.text} / {b.text} swapped in «{home.text}»")]
-    return units
-
-
-def _related(a: Token, b: Token, ca: int, cb: int, ea: int, eb: int, placed) -> bool:
-    """Two aligned tokens of the same kind (names, values of one measure, or words) with the same
-    relating word between them on both sides: their order is who does what to whom."""
-    if (a.fact is None) != (b.fact is None):
-        return False
     if (
-        a.fact is not None
-        and b.fact is not None
-        and (a.fact.kind != b.fact.kind or not (a.fact.kind == "identifier" or same_measure(a.fact, b.fact)))
+        home.mood
+        and home.mood != clause.mood
+        and not clause.hedged
+        and not (home.mood == PAST and past_tense(clause.tokens))
     ):
-        return False
-    low, high = sorted((ea, eb))
-    return any(
-        ca < c < cb and low < e < high and how in {"verbatim", "lemma"} and _relation(t) for c, e, t, how in placed
-    )
+        units.append(Unit("mood", "structure", f"the evidence states it only as {home.mood} («{home.text}»)"))
+    universal = (clause.quantifier == "all" or clause.period) and not any(t.text in cues.EXCEPT for t in clause.tokens)
+    if universal and any(t.text in cues.EXCEPT for c in sentence for t in c.tokens):  # "every day except Mondays"
+        units.append(Unit("quantifier", "conflict", f"the evidence makes an exception («{home.text}»)"))
+    if clause.period is not None:
+        stated = [c.period for c in sentence if c.period is not None]
+        if not stated:
+            units.append(Unit("frequency", "structure", f"the evidence states no frequency («{home.text}»)"))
+        elif not any(abs(p - clause.period) <= 0.01 * clause.period for p in stated):
+            units.append(Unit("frequency", "conflict", f"another frequency in «{home.text}»"))
+    stated_ranks = [r for c in sentence for r in ranks(c.tokens)]
+    for head, rank in ranks(clause.tokens):
+        others = sorted({r for h, r in stated_ranks if h == head})
+        if others and rank not in others:
+            units.append(Unit("rank", "conflict", f"the claim ranks «{head}» {rank}, the evidence {others[0]}"))
+    return units
 
 
-def _relation(token: Token) -> bool:
-    """A token that can relate two others: a verb (jieba's v*, an inflected English word), a
-    converse word or a causal marker."""
-    if token.fact is not None:
-        return False
-    if token.pos:
-        return token.pos.startswith("v")
-    inflected = token.lemma.isascii() and token.text != token.lemma and "-" not in token.text
-    return inflected or token.lemma in g.CONVERSE_OF or token.lemma in g.CAUSAL
-
-
-def _causal(span: list[Token]) -> bool:
-    return any(t.lemma in g.CAUSAL for t in span)
-
-
-def _flip(span: list[Token], causal: bool) -> int:
-    """-1 when the span reads backwards: a passive (by / 被), a converse word, or (when both sides
-    state a cause between the two) a causal marker that names the effect first."""
-    flips = 0
-    for i, t in enumerate(span):
-        if (
-            t.text == "被"
-            or (causal and t.lemma in g.REVERSE_CAUSAL)
-            or t.text == "by"
-            and any(p.lemma == "be" for p in span[max(0, i - 3) : i])
-            or t.lemma in {c[1] for c in g.CONVERSES}
-        ):
-            flips += 1
-    return -1 if flips % 2 else 1
+def _quantifier(clause: Clause, home: Clause) -> list[Unit]:
+    """all / most / some / few / none of the claim against its home clause: a weaker evidence
+    quantifier is a structure gap, an incompatible one ("all" against "some") a conflict."""
+    want, have = clause.quantifier, home.quantifier
+    if want == "all" and clause.period is not None:
+        want = ""  # "every 2 years" is a frequency, checked as such
+    if want == "all" and _negative(clause):
+        want = "none"  # "实例全部不健康": all ... not == none
+    status = None
+    if want == "none":
+        if not _negative(home):
+            status = "conflict" if have in {"all", "most", "some"} else "structure" if not have else None
+    elif want == "all":
+        status = None if have == "all" else "conflict" if have in {"some", "few", "none"} else "structure"
+    elif want == "most":
+        status = None if have in {"all", "most"} else "conflict" if have in {"few", "none"} else "structure"
+    elif want == "some":
+        status = "structure" if have == "all" else None
+    elif want == "few":
+        status = None if have == "few" else "structure"
+    elif have in {"most", "few"}:
+        status = "structure"  # "mostly on the EU nodes" qualifies what the claim states plainly
+    if status is None:
+        return []
+    return [
+        Unit(
+            "quantifier",
+            status,
+            f"the claim says {want or 'it plainly'}, the evidence «{home.text}» {have or 'does not'}",
+        )
+    ]

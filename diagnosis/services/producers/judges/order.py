@@ -1,0 +1,319 @@
+"""Who does what to whom, and whose number it is: word order in the home sentence.
+
+Commas cut clauses ("Mount Kilimanjaro, at 5,895 m, is higher than Mount Kenya"), so order is
+read over the whole sentence of the claim's home clause:
+- roles: two aligned tokens of one kind with the same relating word between them (a verb, a
+  converse or causal word, "than" / "比") must stand in the same order on both sides, a passive
+  (by / 被) or a reversed cause flipping it; the other order is a located conflict;
+- arguments: a claim word whose evidence occurrence is separated from the aligned predicate by
+  a verb the claim does not state, or that follows another noun phrase linked to it ("the lawyer
+  who the senator met resigned", "the doctor near the actor danced"), may be that verb's or that
+  phrase's argument, not the predicate's: the judge abstains (structure);
+- owners of values: a value belongs to the words since the previous value of its measure ("Tom is
+  27 years old and his sister Anna is 34"); when those words name something the claim does not
+  and the claim's own subject stands elsewhere, the value is someone else's.
+"""
+
+from typing import TYPE_CHECKING
+
+from . import cues as c
+from . import glossary as g
+from .alignment import Hit, same_measure, token_groups, value_equal
+from .analysis import Clause, Token
+
+if TYPE_CHECKING:
+    from .deterministic import Alignment
+    from .structure import Unit
+
+_LINKERS = frozenset(
+    {"who", "whom", "whose", "which", "that", "near", "beside", "behind", "besides", "next", "with", "of", "like",
+     "的", "旁边", "附近"}
+)  # fmt: skip
+
+
+def sentence_tokens(clause: Clause, evidence: list[Clause]) -> list[Token]:
+    return [t for other in evidence if other.sentence == clause.sentence for t in other.tokens]
+
+
+def relation(token: Token) -> bool:
+    """A token that can relate two others: a verb (jieba's v*, any inflected English word, a
+    plain-past or irregular verb), a converse or causal word."""
+    if token.fact is not None:
+        return False
+    if token.pos:
+        return token.pos.startswith("v")
+    inflected = token.lemma.isascii() and token.text != token.lemma and "-" not in token.text
+    return inflected or predicate(token) or token.lemma in g.CONVERSE_OF or token.lemma in g.CAUSAL
+
+
+def predicate(token: Token) -> bool:
+    """Surely a verb: jieba's v*, or an English -ed / -ing form, an irregular past, a plain-past
+    verb (plurals, comparatives and names simplemma mangles are not)."""
+    if token.fact is not None:
+        return False
+    if token.pos:
+        return token.pos.startswith("v")
+    if not token.text.isascii() or "-" in token.text:
+        return False
+    if token.lemma in c.PLAIN_VERBS or token.text in c.IRREGULAR_PAST:
+        return True
+    return token.text != token.lemma and token.text.endswith(("ed", "ing"))
+
+
+def _same(a: Token, b: Token) -> bool:
+    if a.fact is not None and b.fact is not None:
+        return bool(value_equal(a.fact, b.fact, tolerance=0.0, bound=""))
+    return a.lemma == b.lemma or bool(token_groups(a) & token_groups(b))
+
+
+def _placed(alignment: "Alignment", flat: list[Token]) -> list[tuple[int, int, Token, str]]:
+    """(claim index, sentence index, token, how) of claim tokens aligned in the home sentence."""
+    where = {id(t): n for n, t in enumerate(flat)}
+    placed = []
+    for n, token in enumerate(alignment.clause.tokens):
+        if not token.content:
+            continue
+        hit = next((h for h in alignment.hits.get(id(token), ()) if h.token is not None and id(h.token) in where), None)
+        if hit is not None:
+            placed.append((n, where[id(hit.token)], token, hit.how))
+    return placed
+
+
+def roles_check(alignment: "Alignment", evidence: list[Clause]) -> list["Unit"]:
+    """from X to Y against the evidence's pairs; the order of aligned tokens around what relates them."""
+    from .structure import Unit
+
+    for source, target in alignment.clause.pairs:
+        for clause in evidence:
+            for other_source, other_target in clause.pairs:
+                if _same(source, other_target) and _same(target, other_source) and not _same(source, other_source):
+                    return [Unit("roles", "conflict", f"from {source.text} to {target.text}, evidence «{clause.text}»")]
+    if alignment.home is None:
+        return []
+    flat = sentence_tokens(alignment.home, evidence)
+    placed = _placed(alignment, flat)
+    shown = " ".join(t.text for t in flat)
+    claim = alignment.clause.tokens
+    for i, (ca, ea, a, _) in enumerate(placed):
+        for cb, eb, b, _ in placed[i + 1 :]:
+            if ea == eb or not _related(a, b, ca, cb, ea, eb, placed, claim, flat):
+                continue
+            claim_span = claim[ca + 1 : cb]
+            evidence_span = flat[min(ea, eb) + 1 : max(ea, eb)]
+            causal = _causal(claim_span) and _causal(evidence_span)
+            claim_order = _flip(claim_span, causal)
+            evidence_order = (1 if eb > ea else -1) * _flip(evidence_span, causal)
+            if claim_order != evidence_order:
+                return [Unit("roles", "conflict", f"{a.text} / {b.text} swapped in «{shown}»")]
+    return _arguments(alignment, flat, placed, shown)
+
+
+def _related(a, b, ca, cb, ea, eb, placed, claim: list[Token], flat: list[Token]) -> bool:
+    """Two aligned tokens of the same kind (names, values of one measure, or words) with the same
+    relating word between them on both sides: their order is who does what to whom."""
+    if (a.fact is None) != (b.fact is None) and not (a.identifier or b.identifier):
+        return False  # a word and a name may be roles ("the scheduler killed billing-job"), not a word and a number
+    if (
+        a.fact is not None
+        and b.fact is not None
+        and (a.fact.kind != b.fact.kind or not (a.fact.kind == "identifier" or same_measure(a.fact, b.fact)))
+    ):
+        return False
+    low, high = sorted((ea, eb))
+    if _compares(claim[ca + 1 : cb]) and _compares(flat[low + 1 : high]):
+        return True
+    chinese = bool(a.pos or b.pos)
+    return any(
+        ca < c_ < cb and low < e < high and how in {"verbatim", "lemma"} and (relation(t) or (chinese and t.pos))
+        for c_, e, t, how in placed
+    )
+
+
+def _compares(span: list[Token]) -> bool:
+    return any(t.text in c.COMPARISON for t in span)
+
+
+def _causal(span: list[Token]) -> bool:
+    return any(t.lemma in g.CAUSAL for t in span)
+
+
+def _flip(span: list[Token], causal: bool) -> int:
+    """-1 when the span reads backwards: a passive (by / 被), a converse word, or (when both sides
+    state a cause between the two) a causal marker that names the effect first."""
+    flips = 0
+    for i, t in enumerate(span):
+        if (
+            t.text == "被"
+            or (causal and t.lemma in g.REVERSE_CAUSAL)
+            or t.text == "by"
+            and (any(p.lemma == "be" for p in span[max(0, i - 3) : i]) or (i and predicate(span[i - 1])))
+            or t.lemma in {c_[1] for c_ in g.CONVERSES}
+        ):
+            flips += 1
+    return -1 if flips % 2 else 1
+
+
+def _arguments(alignment: "Alignment", flat: list[Token], placed, shown: str) -> list["Unit"]:
+    """Abstain when a claim word may be the argument of another verb or phrase of the sentence:
+    inside a relative clause before the predicate ("the nurse who the patient thanked left"),
+    after a noun phrase it is linked to ("the doctor near the actor danced"), the object of a
+    later verb ("praised the film and criticised its ending"), or after the predicate without
+    being its passive agent ("reviewed by Chen before it was sent to the editor")."""
+    from .structure import Unit
+
+    aligned = {id(h.token) for hits in alignment.hits.values() for h in hits if h.token is not None}
+    claim = alignment.clause.tokens
+    verb = next(((ca, t) for ca, _, t, how in placed if predicate(t) and how in {"verbatim", "lemma"}), None)
+    if verb is None:
+        return []
+    cp, p = verb
+    if any(t.lemma in g.CAUSAL for t in claim):
+        return []  # cause and effect: their order is the roles check's
+    passive = (
+        any(t.text in {"by", "被"} for t in claim[cp + 1 : cp + 3])
+        or any(t.text == "被" for t in claim[:cp])
+        or any(t.lemma == "be" for t in claim[max(0, cp - 2) : cp])
+    )
+    ends = [n for n, t in enumerate(flat) if t.lemma == p.lemma]
+    attached: dict[int, int] = {}  # claim index -> the occurrence of the verb its argument stands by
+    for ca, ea, token, _ in placed:
+        if ca != cp and (token.kind == "word" or token.identifier) and not relation(token):
+            near = [n for n in ends if (n > ea if ca < cp else n < ea)]
+            if near:
+                attached[ca] = near[0] if ca < cp else near[-1]
+    second = max(attached.values(), default=0)
+    own_subject = second and flat[second - 1].kind == "word" and id(flat[second - 1]) not in aligned
+    if len(set(attached.values())) > 1 and own_subject:  # "Tom called Anna, and later Anna called Ben"
+        return [Unit(p.text, "structure", f"its arguments stand by different «{p.text}» in «{shown}»")]
+    for ca, ea, token, _ in placed:
+        if ca == cp or (token.kind != "word" and not token.identifier) or relation(token):
+            continue
+        subject = ca < cp and not passive
+        after = [n for n in ends if n > ea]
+        before = [n for n in ends if n < ea]
+        if subject and after:
+            span = flat[ea + 1 : after[0]]
+            if (_foreign_verb(span, aligned) and _relative_before(flat, ea)) or _linked_after_foreign(
+                flat, ea, aligned
+            ):
+                return [Unit(token.text, "structure", f"the subject of another verb or phrase in «{shown}»")]
+        elif subject and before and p.text.isascii() and not p.pos:
+            span = flat[before[-1] + 1 : ea]
+            gapped = any(t.fact is not None for t in span)  # "Maria scored 18 and Julia 25": values decide
+            if not gapped and (not any(t.text == "by" for t in span) or _foreign_verb(span, aligned)):
+                return [Unit(token.text, "structure", f"after «{p.text}», not as its agent, in «{shown}»")]
+        elif ca > cp and before and _foreign_verb(flat[before[-1] + 1 : ea], aligned):
+            return [Unit(token.text, "structure", f"the object of another verb in «{shown}»")]
+    return []
+
+
+def _foreign_verb(span: list[Token], aligned: set[int]) -> bool:
+    return any(t.content and id(t) not in aligned and predicate(t) for t in span)
+
+
+def _relative_before(flat: list[Token], at: int) -> bool:
+    """A relative word (who, that, 的 ...) right before the claim word, determiners skipped."""
+    for t in reversed(flat[:at]):
+        if t.text in {"the", "a", "an", "this", "his", "her", "their", "its"}:
+            continue
+        return t.text in {"who", "whom", "which", "that", "whose", "所"}
+    return False
+
+
+def _linked_after_foreign(flat: list[Token], at: int, aligned: set[int]) -> bool:
+    """A foreign noun, then a linker (who, near, of, 的), then the claim's subject."""
+    seen_foreign = False
+    for t in flat[:at]:
+        if seen_foreign and t.text in _LINKERS:
+            return True
+        if t.content and id(t) in aligned:
+            seen_foreign = False
+        elif t.content and t.kind == "word" and not relation(t):
+            seen_foreign = True
+    return False
+
+
+def _segment(hit: Hit, token: Token, evidence: list[Clause]) -> tuple[list[Token], int, int, int] | None:
+    """(sentence tokens, index of the value, start and end of the words that own it)."""
+    if hit.token is None or token.fact is None:
+        return None
+    flat = sentence_tokens(hit.clause, evidence)
+    at = next((n for n, t in enumerate(flat) if t is hit.token), None)
+    if at is None:
+        return None
+    series = {id(source): id(target) for clause in evidence if clause.sentence == hit.clause.sentence
+              for source, target in clause.pairs}  # fmt: skip
+    start, cursor = 0, at
+    for n in range(at - 1, -1, -1):
+        other = flat[n]
+        if other.fact is None or not same_measure(token.fact, other.fact):
+            continue
+        if series.get(id(other)) != id(flat[cursor]) and any(t.kind == "word" for t in flat[n + 1 : cursor]):
+            start = n + 1
+            break
+        cursor = n  # a series ("2 s -> 5 s", "从 3 扩容到 6") shares the words before its first value
+    return flat, at, start, cursor
+
+
+def _aligned(alignment: "Alignment") -> set[int]:
+    return {id(h.token) for hits in alignment.hits.values() for h in hits if h.token is not None}
+
+
+def _elsewhere(t: Token, span: list[Token], alignment: "Alignment") -> bool:
+    inside = {id(s) for s in span}
+    hits = alignment.hits.get(id(t), ())
+    return bool(hits) and not any(h.token is not None and id(h.token) in inside for h in hits)
+
+
+def _before(token: Token, alignment: "Alignment") -> list[Token]:
+    claim = alignment.clause.tokens
+    return [t for t in claim[: claim.index(token)] if t.kind == "word" or t.identifier]
+
+
+def owns(hit: Hit, token: Token, alignment: "Alignment", evidence: list[Clause]) -> bool:
+    """Some claim word before the value stands among the words owning `hit` (a rival value is
+    only a conflict when it is the claim's subject's)."""
+    found = _segment(hit, token, evidence)
+    words = [t for t in _before(token, alignment) if alignment.hits.get(id(t))]
+    if found is None or not words:
+        return True
+    flat, _, start, cursor = found
+    return any(not _elsewhere(t, flat[start:cursor], alignment) for t in words)
+
+
+def foreign_owner(hit: Hit, token: Token, alignment: "Alignment", evidence: list[Clause]) -> str:
+    """The words owning the value at `hit` when they are not the claim's, or ""."""
+    found = _segment(hit, token, evidence)
+    if found is None:
+        return ""
+    flat, at, start, cursor = found
+    aligned = _aligned(alignment)
+    claim = alignment.clause.tokens
+    mine = claim.index(token)
+
+    def foreign(span: list[Token]) -> list[Token]:
+        return [t for t in span if (t.kind == "word" or t.identifier) and id(t) not in aligned]
+
+    segment = flat[start:cursor]
+    before = [t for t in _before(token, alignment) if _elsewhere(t, segment, alignment)]
+    others = foreign(segment)
+    # Another subject by the value ("his sister Anna is 34"), or the claim's verb by another value
+    # while this one has its own ("averaged 1,200, peaking at 9,800").
+    nouns, verbs = [t for t in others if not predicate(t)], [t for t in others if predicate(t)]
+    here = {id(t) for t in flat}
+    subjects = [t for t in before if not predicate(t)]
+    near = [t for t in subjects if any(h.token is not None and id(h.token) in here for h in alignment.hits[id(t)])]
+    if (nouns and subjects) or (verbs and (near or any(map(predicate, before)))):
+        return " ".join(t.text for t in others)
+    # "12 percent of the country" against "12 percent of its forests": the whole after "of".
+    if (
+        claim[mine + 1 : mine + 2]
+        and claim[mine + 1].text == "of"
+        and flat[at + 1 : at + 2]
+        and flat[at + 1].text == "of"
+    ):
+        end = next((n for n in range(at + 1, len(flat)) if flat[n].fact is not None), len(flat))
+        tail, wanted = flat[at + 1 : end], [t for t in claim[mine + 2 : mine + 5] if t.kind == "word"]
+        if foreign(tail) and any(_elsewhere(t, tail, alignment) for t in wanted):
+            return " ".join(t.text for t in foreign(tail))
+    return ""
