@@ -153,6 +153,25 @@ def _rounding(fact: Fact) -> float:
     return 0.5 * 10**-decimals * scale if decimals else 0.0
 
 
+def looseness(fact: Fact, cap: float) -> float:
+    """Relative tolerance of "about N": half a unit of N's last significant digit, at least 2 %,
+    at most `cap` ("about 900 ms" covers 870 ms, "about 812 ms" does not, nor "约 8611 米" 8848 m)."""
+    digits = re.search(r"\d[\d,]*(?:\.\d+)?", fact.text)
+    if digits is None:
+        return cap
+    raw = digits.group().replace(",", "")
+    number = float(raw)
+    if not number:
+        return cap
+    whole, _, decimals = raw.partition(".")
+    if decimals.rstrip("0"):
+        last, unit = decimals.rstrip("0")[-1], 10.0 ** -len(decimals.rstrip("0"))
+    else:
+        last, unit = whole.rstrip("0")[-1], 10.0 ** (len(whole) - len(whole.rstrip("0")))
+    unit *= 5 if last == "5" else 1  # "about 2.5 s" rounds to a half step
+    return min(cap, max(0.02, 0.5 * unit / number))
+
+
 def _numeric(fact: Fact) -> bool:
     return fact.kind in {"quantity", "number"}
 

@@ -7,12 +7,10 @@ Steps, on `text.normalise`d text (NFKC, width, case):
 3. Values (numbers with units, codes, identifiers, IPs, times, quoted text) come from
    `facts.fact_spans`; the rest is cut into words: jieba with part-of-speech tags for Chinese
    (function-word tags dropped), simplemma lemmas for English, snake_case names split.
-4. Negation scope: a negator governs the next content tokens of its clause (at most three, up to
-   a preposition or contrast word); a zero value ("errors: 0", "5xx 错误数为 0", "0 errors")
-   negates the metric words it is attached to. A negation that governs a search word ("no
-   matching lines", "未检索到") is marked as a failed search.
+4. Negation scope (scope.py): what a negator or a zero value governs, failed searches.
 5. Per clause: its entities (identifiers, or those of the clause before when it names none),
-   hedges, certainty and quantifier words, and from -> to pairs.
+   hedges, quantifier words (all / most / some / few / none), from -> to pairs, and (context.py)
+   the sentence's mood and the clause's frequency.
 
 `analyse` is cached by text: evidence is read once per ref context, whatever the claims.
 """
@@ -29,6 +27,7 @@ from ..text import _segmenter, normalise
 from . import cues
 from . import glossary as g
 from .context import moods, period
+from .scope import scope
 
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _SENTENCES = re.compile(r"(?:[。！？!?;；\n]|\.(?=\s|$))+")
@@ -70,10 +69,6 @@ _EN_NUMBERS = {
 }
 _EN_NUMBER = re.compile(r"\b(" + "|".join(_EN_NUMBERS) + r"|once|twice|thrice)\b")
 _BE = frozenset({"is", "are", "was", "were", "be", "been", "being", "get", "got", "gets"})
-_ZERO_LINKS = frozenset(
-    {"be", "stay", "remain", "at", "of", "to", "equal", "equals", "reach", "show", "total", "=", ":", "为", "是", "保持",
-     "维持", "仍为", "均为", "等于", "一直", "都"}
-)  # fmt: skip
 _FRACTION = re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")  # "0/6 instances healthy"
 _FROM = frozenset({"from", "从", "由"})
 _TO = frozenset({"to", "into", "为", "到", "至", "成", "->", "→", "=>"})
@@ -200,7 +195,7 @@ def _clause(index: int, sentence: tuple[int, int], text: str) -> Clause:
     tokens.extend(_words(text[cursor:]))
     _merge_phrases(tokens)
     fractions = [(float(a), float(b)) for a, b in _FRACTION.findall(text)]
-    _scope(tokens, fractions)
+    scope(tokens, fractions)
     lemmas = {t.lemma for t in tokens}
     quantifier = ""
     if any(a == 0 for a, _ in fractions) or lemmas & g.NONE_QUANTIFIERS:
@@ -259,8 +254,11 @@ def _words(chunk: str) -> list[Token]:
 
 @lru_cache(maxsize=1)
 def _posseg():
-    _segmenter()  # the shared dictionary, loaded once
     import jieba.posseg
+
+    segmenter = _segmenter()  # the shared dictionary, loaded once
+    for word in cues.ZH_WORDS:
+        segmenter.add_word(word, tag="n")
 
     return jieba.posseg
 
@@ -311,64 +309,6 @@ def _merge_phrases(tokens: list[Token]) -> None:
                 ]
                 break
         i += 1
-
-
-def _scope(tokens: list[Token], fractions: list[tuple[float, float]]) -> None:
-    for i, token in enumerate(tokens):
-        if token.kind == "neg":
-            governed = []
-            for following in tokens[i + 1 :]:
-                if following.kind == "neg" or (governed and following.lemma in g.SCOPE_END):
-                    break
-                if following.content:
-                    governed.append(following)
-                    if len(governed) == 3:
-                        break
-            before = [t for t in tokens[max(0, i - 3) : i] if t.content]
-            search = any(t.lemma in g.SEARCH_WORDS for t in governed + before[-1:])  # "found no letters"
-            for n, t in enumerate(governed):
-                t.negated = "search" if search else "neg"
-                t.head = t.head or n == 0
-            for following in tokens[i + 1 :]:
-                if following.lemma in cues.WIDE_SCOPE_END or following.kind == "neg":
-                    break
-                following.scoped = True
-        elif token.fact is not None and token.fact.kind in {"number", "quantity"} and token.fact.value == 0:
-            zeroed = _zeroed(tokens, i, {b for a, b in fractions if a == 0})
-            search = any(t.lemma in g.SEARCH_WORDS for t in zeroed)  # "0 results for the query"
-            for t in zeroed:
-                t.negated, t.head = "search" if search else "zero", True
-
-
-def _zeroed(tokens: list[Token], at: int, totals: set[float]) -> list[Token]:
-    """The metric tokens a zero at `at` is about: "0 errors", "0/6 healthy", "errors: 0" / "错误数为 0"."""
-    following = [t for t in tokens[at + 1 : at + 4] if t.kind != "light"]
-    if following and following[0].fact is not None and following[0].fact.value in totals:
-        at = tokens.index(following[0])  # the zero of "0/6": what follows the total is counted
-        following = following[1:]
-    nxt = following[0] if following else None
-    forward = (
-        nxt is not None
-        and nxt.lemma not in g.SCOPE_END
-        and ((nxt.kind == "word") or (nxt.fact is not None and nxt.fact.kind == "error_code"))
-    )
-    if forward:
-        taken = []
-        for t in tokens[at + 1 :]:
-            if t.identifier or t.lemma in g.SCOPE_END or len(taken) == 2:
-                break
-            if t.content:
-                taken.append(t)
-        return taken
-    taken = []
-    for t in reversed(tokens[:at]):
-        if t.identifier or t.text == "的" or (t.lemma in g.SCOPE_END and t.lemma not in _ZERO_LINKS) or len(taken) == 3:
-            break
-        if t.content and t.lemma not in _ZERO_LINKS:
-            taken.append(t)
-        elif t.kind == "word" and t.lemma in _ZERO_LINKS:
-            continue
-    return taken
 
 
 def _hedged(tokens: list[Token], text: str) -> bool:

@@ -52,6 +52,8 @@ def _planned(tokens: Sequence["Token"]) -> bool:
             if t.text in c.PLAN_ZH and not (t.text == "将" and t.pos == "p"):
                 return True
             continue
+        if t.text == "said" and nxt == "to":
+            return True  # hearsay: "is said to be haunted"
         word = t.lemma if t.lemma in c.PLAN_EN else t.text if t.text in c.PLAN_EN else ""
         if not word or (word == "going" and nxt != "to"):
             continue
@@ -79,6 +81,31 @@ def moods(clauses: Sequence["Clause"]) -> None:
     for clause in clauses:
         own = {t.text for t in clause.tokens} & c.WHETHER
         clause.mood = mood or (OPEN if own else "")
+    _ellipsis(clauses)
+    if texts & c.EXCEPT_ZH and not texts & c.ADDITION_ZH:
+        _except_zh(clauses)
+
+
+def _ellipsis(clauses: Sequence["Clause"]) -> None:
+    """ "..., but they showed that it is not": a negator with nothing left to govern denies the
+    clauses before it, so what they state is not affirmed (the judge abstains on it)."""
+    for n, clause in enumerate(clauses):
+        if n and clause.tokens and clause.tokens[-1].kind == "neg":
+            for earlier in clauses[:n]:
+                for t in earlier.tokens:
+                    t.scoped = t.scoped or t.content
+
+
+def _except_zh(clauses: Sequence["Clause"]) -> None:
+    """ "除了周一，博物馆每天开馆": what 除了 names is denied, like "except"."""
+    for clause in clauses:
+        tokens = clause.tokens
+        at = next((n for n, t in enumerate(tokens) if t.text in c.EXCEPT_ZH), None)
+        if at is None:
+            continue
+        governed = [t for t in tokens[at + 1 :] if t.content]
+        for n, t in enumerate(governed):
+            t.negated, t.head = "neg", n == 0
 
 
 def period(text: str) -> float | None:

@@ -26,11 +26,13 @@ PLAN_EN = frozenset(
     {"believe", "think", "expect", "plan", "intend", "hope", "predict", "forecast", "aim", "propose", "recommend",
      "advise", "should", "will", "shall", "would", "want", "wish", "promise", "assume", "schedule", "scheduled",
      "planned", "intended", "supposed", "runbook", "playbook", "must", "going", "anticipate", "project", "projected",
-     "aims", "hopes", "expects", "plans", "believes", "thinks", "predicts", "recommends", "estimate", "estimated"}
+     "aims", "hopes", "expects", "plans", "believes", "thinks", "predicts", "recommends", "estimate", "estimated",
+     "rumoured", "rumored", "reputedly", "supposedly", "legend", "legendary"}
 )  # fmt: skip
 PLAN_ZH = frozenset(
     {"计划", "打算", "拟", "准备", "预计", "预报", "预测", "希望", "认为", "相信", "建议", "应该", "应当", "应",
-     "需要", "将于", "将会", "即将", "有望", "届时", "会", "手册", "预案", "规划", "拟于", "计划于", "力争", "争取"}
+     "需要", "将于", "将会", "即将", "有望", "届时", "会", "手册", "预案", "规划", "拟于", "计划于", "力争", "争取",
+     "据说", "传说", "据传", "相传", "号称", "传闻", "听说"}
 )  # fmt: skip
 # Plan words that are also ordinary content in ops text when used as nouns ("the release plan").
 PLAN_NOUN_EN = frozenset({"plan", "project", "schedule", "estimate"})
@@ -73,6 +75,14 @@ DENIAL = frozenset({"deny", "denied", "denies", "refute", "refuted", "debunk", "
                     "hoax", "否认", "辟谣", "不实", "谣言", "谣传", "虚假"})  # fmt: skip
 # An exception to what the sentence says of everything ("open every day except Mondays").
 EXCEPT = frozenset({"except", "excluding", "除了", "除"})
+# Words jieba would cut wrongly in this domain (从节点 is not 从 "from" + 节点).
+ZH_WORDS = ("主节点", "从节点", "主库", "从库", "主实例", "从实例", "主服务器", "从服务器")
+# "除了 X，每天 ...": X is excepted; "除了 X，还 ...": X is added.
+EXCEPT_ZH = frozenset({"除了", "除"})
+ADDITION_ZH = frozenset({"还", "也", "另外", "以及"})
+# Copulas: the pivot between a subject and what is said of it.
+COPULAS = frozenset({"is", "are", "was", "were", "be", "是", "为"})
+
 # Two words that deny what follows them: "rather than", "instead of".
 CONTRAST_NEGATORS = frozenset({("rather", "than"), ("instead", "of")})
 

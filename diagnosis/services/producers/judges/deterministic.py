@@ -17,7 +17,7 @@ No threshold: one unaligned unit is enough. The rationale lists every unit and w
 from dataclasses import dataclass
 
 from ..text import compact, is_causal, states_causal_link
-from .alignment import APPROX_TOLERANCE, Hit, value_hits, word_hits
+from .alignment import APPROX_TOLERANCE, Hit, looseness, value_hits, word_hits
 from .analysis import Clause, Token, analyse
 from .base import ALIGNED, CONFLICT, CONTRADICTED, STRUCTURE, SUPPORTED, UNALIGNED, UNSUPPORTED, JudgeInput, Judgement
 from .order import roles_check
@@ -138,5 +138,5 @@ def _qualifiers(clause: Clause, token: Token, approx: float) -> tuple[str, float
         if any(w in words for w in before) or any(phrase.endswith(w) for w in words):
             return bound, tolerance
     if any(w in g.APPROXIMATORS for w in before) or after in g.APPROXIMATORS:
-        return "", approx
+        return "", looseness(token.fact, approx) if token.fact is not None else approx
     return "", tolerance

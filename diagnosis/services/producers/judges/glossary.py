@@ -83,8 +83,8 @@ SYNONYMS: tuple[frozenset[str], ...] = tuple(
         {"key", "键"},
         {"replication", "复制", "主从同步"},
         {"lag", "延迟", "落后", "behind"},
-        {"primary", "master", "主库", "主节点"},
-        {"standby", "secondary", "备库", "从库", "备节点"},
+        {"primary", "master", "主库", "主节点", "主实例"},
+        {"standby", "secondary", "备库", "从库", "备节点", "从节点", "从实例"},
         {"failover", "故障转移", "主备切换", "切换"},
         {"backup", "备份"},
         {"job", "任务", "作业"},
@@ -185,7 +185,7 @@ ANTONYMS: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
         ({"largest", "biggest", "最大"}, {"smallest", "最小", "第二大", "second largest"}),
         ({"win", "won", "获胜", "赢"}, {"lose", "lost", "失利", "输"}),
         ({"hot", "热"}, {"cold", "冷"}),
-        ({"primary", "主库", "master"}, {"replica", "standby", "备库", "从库"}),
+        ({"primary", "主库", "master", "主节点", "主实例"}, {"replica", "standby", "备库", "从库", "从节点", "从实例"}),
     )
 )  # fmt: skip
 

@@ -9,16 +9,14 @@ read over the whole sentence of the claim's home clause:
   a verb the claim does not state, or that follows another noun phrase linked to it ("the lawyer
   who the senator met resigned", "the doctor near the actor danced"), may be that verb's or that
   phrase's argument, not the predicate's: the judge abstains (structure);
-- owners of values: a value belongs to the words since the previous value of its measure ("Tom is
-  27 years old and his sister Anna is 34"); when those words name something the claim does not
-  and the claim's own subject stands elsewhere, the value is someone else's.
+Whose value a number is: owners.py.
 """
 
 from typing import TYPE_CHECKING
 
 from . import cues as c
 from . import glossary as g
-from .alignment import Hit, same_measure, token_groups, value_equal
+from .alignment import same_measure, token_groups, value_equal
 from .analysis import Clause, Token
 
 if TYPE_CHECKING:
@@ -55,12 +53,18 @@ def predicate(token: Token) -> bool:
         return token.pos.startswith("v")
     if not token.text.isascii() or "-" in token.text:
         return False
-    if token.lemma in c.PLAIN_VERBS or token.text in c.IRREGULAR_PAST:
+    first = token.text.split()[0]  # a phrase ("timed out", "scale up") is a verb if its head is
+    if first in c.PLAIN_VERBS or token.lemma in c.PLAIN_VERBS or first in c.IRREGULAR_PAST:
         return True
-    return token.text != token.lemma and token.text.endswith(("ed", "ing"))
+    return (token.text != token.lemma or " " in token.text) and first.endswith(("ed", "ing"))
 
 
-def _same(a: Token, b: Token) -> bool:
+def aligned_ids(alignment: "Alignment") -> set[int]:
+    """ids of the evidence tokens some claim token aligned to."""
+    return {id(h.token) for hits in alignment.hits.values() for h in hits if h.token is not None}
+
+
+def same_token(a: Token, b: Token) -> bool:
     if a.fact is not None and b.fact is not None:
         return bool(value_equal(a.fact, b.fact, tolerance=0.0, bound=""))
     return a.lemma == b.lemma or bool(token_groups(a) & token_groups(b))
@@ -86,7 +90,11 @@ def roles_check(alignment: "Alignment", evidence: list[Clause]) -> list["Unit"]:
     for source, target in alignment.clause.pairs:
         for clause in evidence:
             for other_source, other_target in clause.pairs:
-                if _same(source, other_target) and _same(target, other_source) and not _same(source, other_source):
+                if (
+                    same_token(source, other_target)
+                    and same_token(target, other_source)
+                    and not same_token(source, other_source)
+                ):
                     return [Unit("roles", "conflict", f"from {source.text} to {target.text}, evidence «{clause.text}»")]
     if alignment.home is None:
         return []
@@ -105,7 +113,46 @@ def roles_check(alignment: "Alignment", evidence: list[Clause]) -> list["Unit"]:
             evidence_order = (1 if eb > ea else -1) * _flip(evidence_span, causal)
             if claim_order != evidence_order:
                 return [Unit("roles", "conflict", f"{a.text} / {b.text} swapped in «{shown}»")]
-    return _arguments(alignment, flat, placed, shown)
+    return _subject_slot(alignment) or _arguments(alignment, flat, placed, shown)
+
+
+def _pivot(token: Token) -> bool:
+    return token.text in c.COPULAS or token.lemma in c.COPULAS or predicate(token)
+
+
+def _subject_slot(alignment: "Alignment") -> list["Unit"]:
+    """The claim's subject stands only outside the clause that states the rest, and that clause
+    has a subject of its own ("北京是首都，上海是人口最多的城市", "written by Mary Shelley; her
+    husband Percy ... edited"): what it says is that subject's."""
+    from .structure import Unit
+
+    home, claim = alignment.home, alignment.clause.tokens
+    pivot = next((n for n, t in enumerate(claim) if _pivot(t)), None)
+    if home is None or pivot is None or any(t.lemma in g.CAUSAL for t in claim):
+        return []
+    away = [
+        t
+        for t in claim[:pivot]
+        if (t.kind == "word" or t.identifier)
+        and not predicate(t)
+        and alignment.hits.get(id(t))
+        and not any(h.clause is home for h in alignment.hits[id(t)])
+    ]
+    tokens = home.tokens
+    own = next((n for n, t in enumerate(tokens) if _pivot(t)), None)
+    if not away or own is None:
+        return []
+    by = next((n for n in range(own + 1, min(own + 3, len(tokens))) if tokens[n].text == "by"), None)
+    slot = tokens[by + 1 : by + 4] if by is not None else tokens[:own]
+    aligned = aligned_ids(alignment)
+    foreign = [
+        t
+        for t in slot
+        if (t.kind == "word" or t.identifier) and id(t) not in aligned and not predicate(t) and t.lemma not in g.CAUSAL
+    ]
+    if not foreign:
+        return []
+    return [Unit(away[0].text, "structure", f"«{home.text}» is said of «{foreign[0].text}», not of «{away[0].text}»")]
 
 
 def _related(a, b, ca, cb, ea, eb, placed, claim: list[Token], flat: list[Token]) -> bool:
@@ -161,7 +208,7 @@ def _arguments(alignment: "Alignment", flat: list[Token], placed, shown: str) ->
     being its passive agent ("reviewed by Chen before it was sent to the editor")."""
     from .structure import Unit
 
-    aligned = {id(h.token) for hits in alignment.hits.values() for h in hits if h.token is not None}
+    aligned = aligned_ids(alignment)
     claim = alignment.clause.tokens
     verb = next(((ca, t) for ca, _, t, how in placed if predicate(t) and how in {"verbatim", "lemma"}), None)
     if verb is None:
@@ -231,89 +278,3 @@ def _linked_after_foreign(flat: list[Token], at: int, aligned: set[int]) -> bool
         elif t.content and t.kind == "word" and not relation(t):
             seen_foreign = True
     return False
-
-
-def _segment(hit: Hit, token: Token, evidence: list[Clause]) -> tuple[list[Token], int, int, int] | None:
-    """(sentence tokens, index of the value, start and end of the words that own it)."""
-    if hit.token is None or token.fact is None:
-        return None
-    flat = sentence_tokens(hit.clause, evidence)
-    at = next((n for n, t in enumerate(flat) if t is hit.token), None)
-    if at is None:
-        return None
-    series = {id(source): id(target) for clause in evidence if clause.sentence == hit.clause.sentence
-              for source, target in clause.pairs}  # fmt: skip
-    start, cursor = 0, at
-    for n in range(at - 1, -1, -1):
-        other = flat[n]
-        if other.fact is None or not same_measure(token.fact, other.fact):
-            continue
-        if series.get(id(other)) != id(flat[cursor]) and any(t.kind == "word" for t in flat[n + 1 : cursor]):
-            start = n + 1
-            break
-        cursor = n  # a series ("2 s -> 5 s", "从 3 扩容到 6") shares the words before its first value
-    return flat, at, start, cursor
-
-
-def _aligned(alignment: "Alignment") -> set[int]:
-    return {id(h.token) for hits in alignment.hits.values() for h in hits if h.token is not None}
-
-
-def _elsewhere(t: Token, span: list[Token], alignment: "Alignment") -> bool:
-    inside = {id(s) for s in span}
-    hits = alignment.hits.get(id(t), ())
-    return bool(hits) and not any(h.token is not None and id(h.token) in inside for h in hits)
-
-
-def _before(token: Token, alignment: "Alignment") -> list[Token]:
-    claim = alignment.clause.tokens
-    return [t for t in claim[: claim.index(token)] if t.kind == "word" or t.identifier]
-
-
-def owns(hit: Hit, token: Token, alignment: "Alignment", evidence: list[Clause]) -> bool:
-    """Some claim word before the value stands among the words owning `hit` (a rival value is
-    only a conflict when it is the claim's subject's)."""
-    found = _segment(hit, token, evidence)
-    words = [t for t in _before(token, alignment) if alignment.hits.get(id(t))]
-    if found is None or not words:
-        return True
-    flat, _, start, cursor = found
-    return any(not _elsewhere(t, flat[start:cursor], alignment) for t in words)
-
-
-def foreign_owner(hit: Hit, token: Token, alignment: "Alignment", evidence: list[Clause]) -> str:
-    """The words owning the value at `hit` when they are not the claim's, or ""."""
-    found = _segment(hit, token, evidence)
-    if found is None:
-        return ""
-    flat, at, start, cursor = found
-    aligned = _aligned(alignment)
-    claim = alignment.clause.tokens
-    mine = claim.index(token)
-
-    def foreign(span: list[Token]) -> list[Token]:
-        return [t for t in span if (t.kind == "word" or t.identifier) and id(t) not in aligned]
-
-    segment = flat[start:cursor]
-    before = [t for t in _before(token, alignment) if _elsewhere(t, segment, alignment)]
-    others = foreign(segment)
-    # Another subject by the value ("his sister Anna is 34"), or the claim's verb by another value
-    # while this one has its own ("averaged 1,200, peaking at 9,800").
-    nouns, verbs = [t for t in others if not predicate(t)], [t for t in others if predicate(t)]
-    here = {id(t) for t in flat}
-    subjects = [t for t in before if not predicate(t)]
-    near = [t for t in subjects if any(h.token is not None and id(h.token) in here for h in alignment.hits[id(t)])]
-    if (nouns and subjects) or (verbs and (near or any(map(predicate, before)))):
-        return " ".join(t.text for t in others)
-    # "12 percent of the country" against "12 percent of its forests": the whole after "of".
-    if (
-        claim[mine + 1 : mine + 2]
-        and claim[mine + 1].text == "of"
-        and flat[at + 1 : at + 2]
-        and flat[at + 1].text == "of"
-    ):
-        end = next((n for n in range(at + 1, len(flat)) if flat[n].fact is not None), len(flat))
-        tail, wanted = flat[at + 1 : end], [t for t in claim[mine + 2 : mine + 5] if t.kind == "word"]
-        if foreign(tail) and any(_elsewhere(t, tail, alignment) for t in wanted):
-            return " ".join(t.text for t in foreign(tail))
-    return ""

@@ -12,7 +12,7 @@ from . import glossary as g
 from .alignment import Hit, antonym_hits, same_measure, token_groups, word_hits
 from .analysis import Clause, Token
 from .context import PAST, past_tense, ranks, sentence_of
-from .order import foreign_owner, owns
+from .owners import antonym_nearer, foreign_owner, owns, verb_owner
 
 if TYPE_CHECKING:
     from .deterministic import Alignment
@@ -76,13 +76,13 @@ def _where(hit: Hit) -> str:
 
 def unit_check(token: Token, alignment: "Alignment", evidence: list[Clause], sources: str) -> Unit:
     if token.identifier:
-        return _entity(token, alignment, sources)
+        return _entity(token, alignment, evidence, sources)
     if token.kind == "value":
         return _value(token, alignment, evidence)
-    return _word(token, alignment, sources)
+    return _word(token, alignment, evidence, sources)
 
 
-def _word(token: Token, alignment: "Alignment", sources: str) -> Unit:
+def _word(token: Token, alignment: "Alignment", evidence: list[Clause], sources: str) -> Unit:
     home, clause = alignment.home, alignment.clause
     hits = alignment.hits[id(token)]
     antonyms = [h for c in _sentence(home, alignment) for h in antonym_hits(token, c)]
@@ -91,6 +91,12 @@ def _word(token: Token, alignment: "Alignment", sources: str) -> Unit:
         return _in_negation(token, agreeing[0])
     if agreeing:
         hit = next(h for h in agreeing if not _scoped(h, clause))
+        mine = {id(h.token) for hits in alignment.hits.values() for h in hits}
+        rival = next((a for a in antonyms if not _polarity_agrees(token, a, clause) and id(a.token) not in mine), None)
+        if hit.how != "antonym" and rival is not None and antonym_nearer(rival, hit, alignment, evidence):
+            return Unit(
+                token.text, "conflict", f"antonym: «{rival.shown}» stands by the claim's words in «{rival.clause.text}»"
+            )
         if token.negated and hit.negated == "search" and not any(t.lemma in g.SEARCH_WORDS for t in clause.tokens):
             return Unit(
                 token.text,
@@ -177,10 +183,13 @@ def _name_like(token: Token) -> bool:
     return token.text == token.lemma
 
 
-def _entity(token: Token, alignment: "Alignment", sources: str) -> Unit:
+def _entity(token: Token, alignment: "Alignment", evidence: list[Clause], sources: str) -> Unit:
     hits = alignment.hits[id(token)]
     if hits:
-        return Unit(token.text, "aligned", _where(hits[0]))
+        bound = [verb_owner(h, token, alignment, evidence) for h in hits]
+        if all(bound):
+            return Unit(token.text, "unaligned", f"stated as the value of «{bound[0]}» («{hits[0].clause.text}»)")
+        return Unit(token.text, "aligned", _where(next(h for h, b in zip(hits, bound, strict=True) if not b)))
     assert token.fact is not None
     if token.fact.value.replace("-", "").replace("_", "") in sources:
         return Unit(token.text, "aligned", "named by the cited ref")
@@ -243,7 +252,7 @@ def _value(token: Token, alignment: "Alignment", evidence: list[Clause]) -> Unit
             _near(rival.clause, home)
             and _owner_ok(clause, rival.clause)
             and _key_ok(keys, rival.clause, alignment)
-            and not foreign_owner(rival, token, alignment, evidence)
+            and not foreign_owner(rival, token, alignment, evidence, verbs=False)
             and owns(rival, token, alignment, evidence)
         ):
             return Unit(token.text, "conflict", f"other value: evidence says «{rival.shown}» («{rival.clause.text}»)")
@@ -264,6 +273,10 @@ def clause_checks(alignment: "Alignment", evidence: list[Clause]) -> list[Unit]:
         return []
     sentence = sentence_of(home, evidence)
     units = _quantifier(clause, home)
+    siblings = {id(h.clause): h.clause for hits in alignment.hits.values() for h in hits if h.clause in sentence}
+    qualified = next((c for c in siblings.values() if c is not home and c.quantifier in {"most", "few"}), None)
+    if qualified is not None and clause.quantifier not in {"most", "few"} and not units:
+        units.append(Unit("quantifier", "structure", f"the evidence qualifies it: «{qualified.text}»"))
     if home.hedged and not clause.hedged:
         units.append(Unit("modality", "structure", f"the evidence only hedges («{home.text}»)"))
     if (
