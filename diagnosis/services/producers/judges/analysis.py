@@ -106,6 +106,8 @@ class Clause:
     pairs: tuple[tuple[Token, Token], ...] = ()  # from -> to
     mood: str = ""  # context.moods: "" stated as fact, or a condition, plan or open question
     period: float | None = None  # context.period: seconds between occurrences ("every 2 years")
+    siblings: tuple["Clause", ...] = ()  # the clauses of its sentence, itself included
+    flat: tuple[Token, ...] = ()  # the tokens of its sentence, in order (shared by the siblings)
 
     @property
     def compact(self) -> str:
@@ -173,7 +175,11 @@ def analyse(text: str) -> Analysis:
             entities = own or entities
             clause.entities = entities
             clauses.append(clause)
-        moods(clauses[first:])
+        siblings = tuple(clauses[first:])
+        flat = tuple(t for clause in siblings for t in clause.tokens)
+        for clause in siblings:
+            clause.siblings, clause.flat = siblings, flat
+        moods(siblings)
     return Analysis(work, tuple(clauses))
 
 

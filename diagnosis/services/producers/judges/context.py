@@ -171,7 +171,3 @@ def ranks(tokens: Sequence["Token"]) -> list[tuple[str, int]]:
         elif t.text.startswith(c.SUPERLATIVE_ZH) and not t.text.isascii():
             out.append((t.text[1:], 1))
     return out
-
-
-def sentence_of(home: "Clause", evidence: Sequence["Clause"]) -> list["Clause"]:
-    return [clause for clause in evidence if clause.sentence == home.sentence]

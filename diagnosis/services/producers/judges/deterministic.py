@@ -61,8 +61,8 @@ class DeterministicJudge:
         if evidence:
             for clause in claim.clauses:
                 alignment = self._align(clause, evidence, causal)
-                units.extend(unit_check(token, alignment, evidence, sources) for token in _content(clause))
-                units.extend(clause_checks(alignment, evidence))
+                units.extend(unit_check(token, alignment, sources) for token in _content(clause))
+                units.extend(clause_checks(alignment))
                 units.extend(roles_check(alignment, evidence))
         if is_causal(item.text) and not causal:
             units.append(Unit("cause", "unaligned", "the evidence states no causal link"))

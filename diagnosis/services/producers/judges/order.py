@@ -29,10 +29,6 @@ _LINKERS = frozenset(
 )  # fmt: skip
 
 
-def sentence_tokens(clause: Clause, evidence: list[Clause]) -> list[Token]:
-    return [t for other in evidence if other.sentence == clause.sentence for t in other.tokens]
-
-
 def relation(token: Token) -> bool:
     """A token that can relate two others: a verb (jieba's v*, any inflected English word, a
     plain-past or irregular verb), a converse or causal word."""
@@ -98,7 +94,7 @@ def roles_check(alignment: "Alignment", evidence: list[Clause]) -> list["Unit"]:
                     return [Unit("roles", "conflict", f"from {source.text} to {target.text}, evidence «{clause.text}»")]
     if alignment.home is None:
         return []
-    flat = sentence_tokens(alignment.home, evidence)
+    flat = list(alignment.home.flat)
     placed = _placed(alignment, flat)
     shown = " ".join(t.text for t in flat)
     claim = alignment.clause.tokens

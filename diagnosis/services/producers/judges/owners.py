@@ -15,19 +15,19 @@ import re
 from typing import TYPE_CHECKING
 
 from .alignment import Hit, same_measure
-from .analysis import Clause, Token
-from .order import aligned_ids, predicate, same_token, sentence_tokens
+from .analysis import Token
+from .order import aligned_ids, predicate, same_token
 
 if TYPE_CHECKING:
     from .deterministic import Alignment
 
 
-def antonym_nearer(antonym: Hit, hit: Hit, alignment: "Alignment", evidence: list[Clause]) -> bool:
+def antonym_nearer(antonym: Hit, hit: Hit, alignment: "Alignment") -> bool:
     """The antonym stands closer to the claim's other aligned words than the hit does ("closed on
     weekdays and opens at 8 a.m. on Saturdays": «closed» governs weekdays)."""
     if antonym.token is None or hit.token is None or antonym.clause.sentence != hit.clause.sentence:
         return False
-    flat = sentence_tokens(hit.clause, evidence)
+    flat = hit.clause.flat
     where = {id(t): n for n, t in enumerate(flat)}
     if id(antonym.token) not in where or id(hit.token) not in where:
         return False
@@ -43,16 +43,15 @@ def antonym_nearer(antonym: Hit, hit: Hit, alignment: "Alignment", evidence: lis
     return sum(abs(n - a) for n in others) < sum(abs(n - b) for n in others)
 
 
-def _segment(hit: Hit, token: Token, evidence: list[Clause]) -> tuple[list[Token], int, int, int] | None:
+def _segment(hit: Hit, token: Token) -> tuple[list[Token], int, int, int] | None:
     """(sentence tokens, index of the value, start and end of the words that own it)."""
     if hit.token is None or token.fact is None:
         return None
-    flat = sentence_tokens(hit.clause, evidence)
+    flat = list(hit.clause.flat)
     at = next((n for n, t in enumerate(flat) if t is hit.token), None)
     if at is None:
         return None
-    series = {id(source): id(target) for clause in evidence if clause.sentence == hit.clause.sentence
-              for source, target in clause.pairs}  # fmt: skip
+    series = {id(source): id(target) for clause in hit.clause.siblings for source, target in clause.pairs}
     start, cursor = 0, at
     for n in range(at - 1, -1, -1):
         other = flat[n]
@@ -76,10 +75,10 @@ def _before(token: Token, alignment: "Alignment") -> list[Token]:
     return [t for t in claim[: claim.index(token)] if t.kind == "word" or t.identifier]
 
 
-def owns(hit: Hit, token: Token, alignment: "Alignment", evidence: list[Clause]) -> bool:
+def owns(hit: Hit, token: Token, alignment: "Alignment") -> bool:
     """Some claim word before the value stands among the words owning `hit` (a rival value is
     only a conflict when it is the claim's subject's)."""
-    found = _segment(hit, token, evidence)
+    found = _segment(hit, token)
     words = [t for t in _before(token, alignment) if alignment.hits.get(id(t))]
     if found is None or not words:
         return True
@@ -90,7 +89,7 @@ def owns(hit: Hit, token: Token, alignment: "Alignment", evidence: list[Clause])
 _VERSION = re.compile(r"^v?\d+(?:\.\d+)+$")
 
 
-def verb_owner(hit: Hit, token: Token, alignment: "Alignment", evidence: list[Clause]) -> str:
+def verb_owner(hit: Hit, token: Token, alignment: "Alignment") -> str:
     """The verb a value belongs to in the evidence (the nearest to its left, or to its right
     when the value comes first: "In 2019 the startup was acquired") when it is not the claim's
     verb ("introduced in v1.4.0 and fixed in v1.4.2": v1.4.0 is «introduced»'s), or ""."""
@@ -102,7 +101,7 @@ def verb_owner(hit: Hit, token: Token, alignment: "Alignment", evidence: list[Cl
     # A Chinese claim puts its verb after a time or place ("在 30000ms 后超时"): jieba may tag it n.
     after = next((t for t in claim[mine + 1 :] if t.content), None)
     verbs = [t for t in (verb, after if after is not None and after.pos else None) if t is not None and t.fact is None]
-    found = _segment(hit, token, evidence)
+    found = _segment(hit, token)
     if verb is None or verb.fact is not None or found is None:
         return ""
     flat, at, start, cursor = found
@@ -123,13 +122,13 @@ def verb_owner(hit: Hit, token: Token, alignment: "Alignment", evidence: list[Cl
     return owners[0].text
 
 
-def foreign_owner(hit: Hit, token: Token, alignment: "Alignment", evidence: list[Clause], *, verbs: bool = True) -> str:
+def foreign_owner(hit: Hit, token: Token, alignment: "Alignment", *, verbs: bool = True) -> str:
     """The words owning the value at `hit` when they are not the claim's, or "". With `verbs`
     False only other subjects count (a rival value holds the slot whatever its verb)."""
-    found = _segment(hit, token, evidence)
+    found = _segment(hit, token)
     if found is None:
         return ""
-    bound = verb_owner(hit, token, alignment, evidence) if verbs else ""
+    bound = verb_owner(hit, token, alignment) if verbs else ""
     if bound:
         return f"the value of «{bound}»"
     flat, at, start, cursor = found

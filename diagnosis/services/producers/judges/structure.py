@@ -11,7 +11,7 @@ from . import cues
 from . import glossary as g
 from .alignment import Hit, antonym_hits, same_measure, token_groups, word_hits
 from .analysis import Clause, Token
-from .context import PAST, past_tense, ranks, sentence_of
+from .context import PAST, past_tense, ranks
 from .owners import antonym_nearer, foreign_owner, owns, verb_owner
 
 if TYPE_CHECKING:
@@ -74,15 +74,15 @@ def _where(hit: Hit) -> str:
     return f"{hit.how} «{hit.shown}»" if hit.token is not None and hit.shown != hit.how else hit.how
 
 
-def unit_check(token: Token, alignment: "Alignment", evidence: list[Clause], sources: str) -> Unit:
+def unit_check(token: Token, alignment: "Alignment", sources: str) -> Unit:
     if token.identifier:
-        return _entity(token, alignment, evidence, sources)
+        return _entity(token, alignment, sources)
     if token.kind == "value":
-        return _value(token, alignment, evidence)
-    return _word(token, alignment, evidence, sources)
+        return _value(token, alignment)
+    return _word(token, alignment, sources)
 
 
-def _word(token: Token, alignment: "Alignment", evidence: list[Clause], sources: str) -> Unit:
+def _word(token: Token, alignment: "Alignment", sources: str) -> Unit:
     home, clause = alignment.home, alignment.clause
     hits = alignment.hits[id(token)]
     antonyms = [h for c in _sentence(home, alignment) for h in antonym_hits(token, c)]
@@ -93,7 +93,7 @@ def _word(token: Token, alignment: "Alignment", evidence: list[Clause], sources:
         hit = next(h for h in agreeing if not _scoped(h, clause))
         mine = {id(h.token) for hits in alignment.hits.values() for h in hits}
         rival = next((a for a in antonyms if not _polarity_agrees(token, a, clause) and id(a.token) not in mine), None)
-        if hit.how != "antonym" and rival is not None and antonym_nearer(rival, hit, alignment, evidence):
+        if hit.how != "antonym" and rival is not None and antonym_nearer(rival, hit, alignment):
             return Unit(
                 token.text, "conflict", f"antonym: «{rival.shown}» stands by the claim's words in «{rival.clause.text}»"
             )
@@ -183,10 +183,10 @@ def _name_like(token: Token) -> bool:
     return token.text == token.lemma
 
 
-def _entity(token: Token, alignment: "Alignment", evidence: list[Clause], sources: str) -> Unit:
+def _entity(token: Token, alignment: "Alignment", sources: str) -> Unit:
     hits = alignment.hits[id(token)]
     if hits:
-        bound = [verb_owner(h, token, alignment, evidence) for h in hits]
+        bound = [verb_owner(h, token, alignment) for h in hits]
         if all(bound):
             return Unit(token.text, "unaligned", f"stated as the value of «{bound[0]}» («{hits[0].clause.text}»)")
         return Unit(token.text, "aligned", _where(next(h for h, b in zip(hits, bound, strict=True) if not b)))
@@ -233,11 +233,11 @@ def _key_ok(keys: list[Token], clause: Clause, alignment: "Alignment") -> bool:
     return not stated or any(word_hits(k, clause) for k in stated)
 
 
-def _value(token: Token, alignment: "Alignment", evidence: list[Clause]) -> Unit:
+def _value(token: Token, alignment: "Alignment") -> Unit:
     clause, home = alignment.clause, alignment.home
     keys = _keys(token, clause)
     hits = alignment.hits[id(token)]
-    owners = {id(h): foreign_owner(h, token, alignment, evidence) for h in hits}
+    owners = {id(h): foreign_owner(h, token, alignment) for h in hits}
     good = [h for h in hits if _owner_ok(clause, h.clause) and _key_ok(keys, h.clause, alignment) and not owners[id(h)]]
     agreeing = [h for h in good if _polarity_agrees(token, h, clause)]
     if agreeing and all(_scoped(h, clause) for h in agreeing):
@@ -252,8 +252,8 @@ def _value(token: Token, alignment: "Alignment", evidence: list[Clause]) -> Unit
             _near(rival.clause, home)
             and _owner_ok(clause, rival.clause)
             and _key_ok(keys, rival.clause, alignment)
-            and not foreign_owner(rival, token, alignment, evidence, verbs=False)
-            and owns(rival, token, alignment, evidence)
+            and not foreign_owner(rival, token, alignment, verbs=False)
+            and owns(rival, token, alignment)
         ):
             return Unit(token.text, "conflict", f"other value: evidence says «{rival.shown}» («{rival.clause.text}»)")
     if token.fact is not None and token.fact.value == 0 and home is not None:
@@ -266,12 +266,12 @@ def _value(token: Token, alignment: "Alignment", evidence: list[Clause]) -> Unit
     return Unit(token.text, "unaligned", "not in the cited evidence")
 
 
-def clause_checks(alignment: "Alignment", evidence: list[Clause]) -> list[Unit]:
+def clause_checks(alignment: "Alignment") -> list[Unit]:
     """Quantifier, modality, mood, frequency and rank of the claim clause against its home."""
     home, clause = alignment.home, alignment.clause
     if home is None:
         return []
-    sentence = sentence_of(home, evidence)
+    sentence = home.siblings
     units = _quantifier(clause, home)
     siblings = {id(h.clause): h.clause for hits in alignment.hits.values() for h in hits if h.clause in sentence}
     qualified = next((c for c in siblings.values() if c is not home and c.quantifier in {"most", "few"}), None)
