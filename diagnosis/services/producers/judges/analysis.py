@@ -263,8 +263,8 @@ def _posseg():
     import jieba.posseg
 
     segmenter = _segmenter()  # the shared dictionary, loaded once
-    for word in cues.ZH_WORDS:
-        segmenter.add_word(word, tag="n")
+    for word, tag in cues.ZH_WORDS.items():
+        segmenter.add_word(word, tag=tag)
 
     return jieba.posseg
 

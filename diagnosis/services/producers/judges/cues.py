@@ -75,8 +75,12 @@ DENIAL = frozenset({"deny", "denied", "denies", "refute", "refuted", "debunk", "
                     "hoax", "否认", "辟谣", "不实", "谣言", "谣传", "虚假"})  # fmt: skip
 # An exception to what the sentence says of everything ("open every day except Mondays").
 EXCEPT = frozenset({"except", "excluding", "除了", "除"})
-# Words jieba would cut wrongly in this domain (从节点 is not 从 "from" + 节点).
-ZH_WORDS = ("主节点", "从节点", "主库", "从库", "主实例", "从实例", "主服务器", "从服务器")
+# Words jieba cuts wrongly or leaves untagged in this domain (从节点 is not 从 "from" + 节点), with
+# their part of speech.
+ZH_WORDS = {
+    **dict.fromkeys(("主节点", "从节点", "主库", "从库", "主实例", "从实例", "主服务器", "从服务器"), "n"),
+    **dict.fromkeys(("缩容", "扩容", "回滚", "限流", "熔断", "降级", "重试", "宕机", "写满", "驱逐"), "v"),
+}
 # "除了 X，每天 ...": X is excepted; "除了 X，还 ...": X is added.
 EXCEPT_ZH = frozenset({"除了", "除"})
 ADDITION_ZH = frozenset({"还", "也", "另外", "以及"})
@@ -220,5 +224,8 @@ IRREGULAR_PAST = frozenset(
         "wound",
     ]
 )
-# Comparison markers: "X higher than Y", "X 比 Y 高": the order of X and Y is the claim.
-COMPARISON = frozenset({"than", "比"})
+# Comparison and role markers: "X higher than Y", "X 比 Y 高", "X 绕 Y 运行", "X 向 Y 借": the
+# order of X and Y is the claim.
+ROLE_MARKERS = frozenset({"than", "比", "绕", "绕着", "向", "给", "对", "替"})
+# Adverbs that may stand between a subject and its verb ("checkout-api quickly recovered").
+ADVERBS = frozenset({"also", "then", "later", "again", "often", "still", "soon", "finally", "first", "never"})

@@ -43,8 +43,8 @@ def relation(token: Token) -> bool:
 def predicate(token: Token) -> bool:
     """Surely a verb: jieba's v*, or an English -ed / -ing form, an irregular past, a plain-past
     verb (plurals, comparatives and names simplemma mangles are not)."""
-    if token.fact is not None:
-        return False
+    if token.fact is not None or token.kind == "light":
+        return False  # function verbs (发生, 进行, is) relate nothing and own no value
     if token.pos:
         return token.pos.startswith("v")
     if not token.text.isascii() or "-" in token.text:
@@ -97,6 +97,9 @@ def roles_check(alignment: "Alignment", evidence: list[Clause]) -> list["Unit"]:
     flat = list(alignment.home.flat)
     placed = _placed(alignment, flat)
     shown = " ".join(t.text for t in flat)
+    own = _own_subject(alignment, flat, placed, shown)
+    if own:
+        return own
     claim = alignment.clause.tokens
     for i, (ca, ea, a, _) in enumerate(placed):
         for cb, eb, b, _ in placed[i + 1 :]:
@@ -110,6 +113,41 @@ def roles_check(alignment: "Alignment", evidence: list[Clause]) -> list["Unit"]:
             if claim_order != evidence_order:
                 return [Unit("roles", "conflict", f"{a.text} / {b.text} swapped in «{shown}»")]
     return _subject_slot(alignment) or _arguments(alignment, flat, placed, shown)
+
+
+def _own_subject(alignment: "Alignment", flat: list[Token], placed, shown: str) -> list["Unit"]:
+    """The evidence's verb has a subject of its own right before it that the claim does not name
+    ("the gateway was restarted after cache-warmer flooded the table": cache-warmer flooded it)."""
+    from .structure import Unit
+
+    claim = alignment.clause.tokens
+    aligned = aligned_ids(alignment)
+    for cp, ep, verb, how in placed:
+        if not predicate(verb) or how not in {"verbatim", "lemma"}:
+            continue
+        passive = any(t.text in {"by", "被"} for t in claim[cp + 1 : cp + 3]) or any(
+            t.lemma == "be" or t.text == "被" for t in claim[max(0, cp - 2) : cp]
+        )
+        subjects = [n for ca, n, t, _ in placed if ca < cp and (t.kind == "word" or t.identifier) and not predicate(t)]
+        if passive or not subjects or min(subjects) > ep:
+            return []  # a passive, a subjectless claim, or a gapped conjunct: the roles and owners decide
+        n = next(
+            (
+                n
+                for n in range(ep - 1, -1, -1)
+                if flat[n].kind not in {"light", "neg"} and flat[n].text not in c.ADVERBS
+            ),
+            None,
+        )
+        before = flat[n] if n is not None else None
+        if before is None or id(before) in aligned or predicate(before) or before.lemma in g.CAUSAL:
+            return []
+        if before.fact is not None and (not before.identifier or (n and flat[n - 1].kind == "light")):
+            return []  # a value ("in v1.4.0 and fixed"), not a subject
+        if before.kind == "word" and before.text.endswith("ly"):
+            return []
+        return [Unit(verb.text, "structure", f"«{before.text}» {verb.text}, in «{shown}»")]
+    return []
 
 
 def _pivot(token: Token) -> bool:
@@ -173,7 +211,7 @@ def _related(a, b, ca, cb, ea, eb, placed, claim: list[Token], flat: list[Token]
 
 
 def _compares(span: list[Token]) -> bool:
-    return any(t.text in c.COMPARISON for t in span)
+    return any(t.text in c.ROLE_MARKERS for t in span)
 
 
 def _causal(span: list[Token]) -> bool:

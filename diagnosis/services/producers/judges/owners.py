@@ -14,7 +14,7 @@
 import re
 from typing import TYPE_CHECKING
 
-from .alignment import Hit, same_measure
+from .alignment import Hit, same_measure, token_groups
 from .analysis import Token
 from .order import aligned_ids, predicate, same_token
 
@@ -75,6 +75,16 @@ def _before(token: Token, alignment: "Alignment") -> list[Token]:
     return [t for t in claim[: claim.index(token)] if t.kind == "word" or t.identifier]
 
 
+def series_of(hit: Hit) -> set[int]:
+    """ids of the values in a from -> to series with the hit's token."""
+    members: set[int] = set()
+    for clause in hit.clause.siblings:
+        for source, target in clause.pairs:
+            if hit.token in (source, target):
+                members |= {id(source), id(target)}
+    return members
+
+
 def owns(hit: Hit, token: Token, alignment: "Alignment") -> bool:
     """Some claim word before the value stands among the words owning `hit` (a rival value is
     only a conflict when it is the claim's subject's)."""
@@ -100,10 +110,12 @@ def verb_owner(hit: Hit, token: Token, alignment: "Alignment") -> str:
     verb = next((t for t in reversed(claim[:mine]) if t.fact is not None or predicate(t)), None)
     # A Chinese claim puts its verb after a time or place ("在 30000ms 后超时"): jieba may tag it n.
     after = next((t for t in claim[mine + 1 :] if t.content), None)
-    verbs = [t for t in (verb, after if after is not None and after.pos else None) if t is not None and t.fact is None]
+    chinese = after is not None and not after.text.isascii() and (predicate(after) or bool(token_groups(after)))
+    verbs = [t for t in (verb, after if chinese else None) if t is not None and t.fact is None]
     found = _segment(hit, token)
-    if verb is None or verb.fact is not None or found is None:
+    if not verbs or found is None:
         return ""
+    verb = verbs[0]
     flat, at, start, cursor = found
     gapped = start > 0 and any(
         not predicate(t) and not _elsewhere(t, flat[start:cursor], alignment) for t in _before(token, alignment)
@@ -112,8 +124,26 @@ def verb_owner(hit: Hit, token: Token, alignment: "Alignment") -> str:
         return ""  # the claim's subject stands by this value ("... and her teammate Julia 25")
     if not any(t.lemma == verb.lemma or (t.kind == "word" and same_token(t, verb)) for t in flat):
         return ""
-    left = next((flat[n] for n in range(at - 1, -1, -1) if predicate(flat[n])), None)
-    right = next((t for t in flat[at + 1 :] if predicate(t)), None)
+    # Look in the value's own clause first ("..., 09:40 又缩容到 4 个实例": 缩容's), then the
+    # sentence; a value of the same measure before any verb means the verb is that value's.
+    own = hit.clause.tokens
+    mine_at = next(n for n, t in enumerate(own) if t is hit.token)
+    left = right = None
+    for scope, position in ((own, mine_at), (flat, at)):
+        for n in range(position - 1, -1, -1):
+            t = scope[n]
+            if predicate(t):
+                left = t
+                break
+            if t.fact is not None and same_measure(token.fact, t.fact) and id(t) not in series_of(hit):
+                blocked = next((v for v in scope[:n] if same_token(v, verb)), None)
+                if blocked is not None:
+                    return f"{blocked.text} {t.text}"
+                break
+        if scope is own or not hit.token.pos:  # Chinese: not past the value's own clause
+            right = next((t for t in scope[position + 1 :] if predicate(t)), None)
+        if left is not None or right is not None:
+            break
     # English: the verb before the value owns it ("fixed in v1.4.2"), the next one only for a
     # fronted value; Chinese puts times and places before the verb too ("于 09:12 触发").
     owners = [t for t in (left, right if left is None or left.pos else None) if t is not None]
