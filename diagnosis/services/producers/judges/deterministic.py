@@ -20,6 +20,7 @@ from ..text import compact, is_causal, states_causal_link
 from .alignment import APPROX_TOLERANCE, Hit, looseness, value_hits, word_hits
 from .analysis import Clause, Token, analyse
 from .base import ALIGNED, CONFLICT, CONTRADICTED, STRUCTURE, SUPPORTED, UNALIGNED, UNSUPPORTED, JudgeInput, Judgement
+from .context import CONDITION
 from .order import roles_check
 from .structure import Unit, clause_checks, unit_check
 
@@ -130,6 +131,8 @@ def _qualifiers(clause: Clause, token: Token, approx: float) -> tuple[str, float
     tolerance = 0.0
     if token.kind != "value":
         return "", tolerance
+    if clause.mood == CONDITION:
+        return "", tolerance  # a threshold in a condition is exact ("if usage stays above 85%")
     at = clause.tokens.index(token)
     before = [t.lemma for t in clause.tokens[max(0, at - 2) : at]]
     after = clause.tokens[at + 1].lemma if at + 1 < len(clause.tokens) else ""

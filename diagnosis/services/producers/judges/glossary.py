@@ -174,6 +174,7 @@ ANTONYMS: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
         ({"start", "started", "启动"}, {"stop", "stopped", "停止"}),
         ({"pass", "passed", "通过"}, {"fail", "failed", "未通过", "不通过"}),
         ({"high", "高"}, {"low", "低"}),
+        ({"more", "greater"}, {"less", "fewer"}),
         ({"fast", "快"}, {"slow", "慢"}),
         ({"full", "满", "写满"}, {"empty", "空"}),
         ({"increase", "rise", "提高", "增加", "上升", "升高", "增长", "扩容", "scale out", "scale up"},
@@ -231,7 +232,7 @@ SCOPE_END = frozenset(
 # A negation governing one of these reports a failed search: not found is not absent.
 SEARCH_WORDS = frozenset(
     {"find", "found", "match", "matching", "matched", "result", "hit", "return", "returned", "locate", "retrieve",
-     "search", "检索", "检索到", "查询", "查询到", "查到", "找到", "搜索", "搜索到", "匹配", "命中", "发现",
+     "search", "检索", "检索到", "查询", "查询到", "查到", "查", "找到", "搜索", "搜索到", "搜索结果", "匹配", "命中", "发现",
      "记录", "record", "entry", "entries"}
 )  # fmt: skip
 

@@ -154,39 +154,75 @@ def _pivot(token: Token) -> bool:
     return token.text in c.COPULAS or token.lemma in c.COPULAS or predicate(token)
 
 
+def _slot(clause: Clause) -> list[Token]:
+    """Who a clause speaks of: the words before its verb or copula (the agent after "by"); a
+    clause that starts with its verb inherits the clauses before it in the sentence ("her
+    husband, Percy Bysshe Shelley, edited")."""
+    tokens = clause.tokens
+    own = next((n for n, t in enumerate(tokens) if _pivot(t)), None)
+    if own is None:
+        return []
+    by = next((n for n in range(own + 1, min(own + 3, len(tokens))) if tokens[n].text == "by"), None)
+    passive = tokens[own].lemma == "be" or (own and tokens[own - 1].lemma == "be")
+    if by is not None and passive:  # the agent of a passive ("declined by a third" has none)
+        return tokens[by + 1 : by + 4]
+    if any(t.content for t in tokens[:own]):
+        return tokens[:own]
+    before = [t for other in clause.siblings if other.index < clause.index for t in other.tokens]
+    return before + tokens[:own]
+
+
 def _subject_slot(alignment: "Alignment") -> list["Unit"]:
-    """The claim's subject stands only outside the clause that states the rest, and that clause
-    has a subject of its own ("北京是首都，上海是人口最多的城市", "written by Mary Shelley; her
-    husband Percy ... edited"): what it says is that subject's."""
+    """The claim's subject is not who the clause stating the rest speaks of (北京是首都，上海是
+    人口最多的城市; "produced by Rick Hale; his partner Dana Moss mixed"), or the claim's
+    complement comes from a clause about someone else (上海是首都 against 北京是首都): structure."""
     from .structure import Unit
 
     home, claim = alignment.home, alignment.clause.tokens
     pivot = next((n for n, t in enumerate(claim) if _pivot(t)), None)
     if home is None or pivot is None or any(t.lemma in g.CAUSAL for t in claim):
         return []
-    away = [
+    after = claim[pivot + 1 : pivot + 4]
+    if any(t.text in {"by", "被"} for t in after) or (claim[pivot].lemma == "be" and after and predicate(after[0])):
+        return []  # a passive claim: its subject is the patient, the roles check orders it
+    aligned = aligned_ids(alignment)
+
+    def foreign(slot: list[Token]) -> list[Token]:
+        return [
+            t
+            for t in slot
+            if (t.kind == "word" or t.identifier)
+            and id(t) not in aligned
+            and not predicate(t)
+            and t.lemma not in g.CAUSAL
+            and t.text not in c.ADVERBS
+        ]
+
+    def within(t: Token, slot: list[Token]) -> bool:
+        inside = {id(s) for s in slot}
+        return any(h.token is not None and id(h.token) in inside for h in alignment.hits.get(id(t), ()))
+
+    subjects = [
         t
         for t in claim[:pivot]
-        if (t.kind == "word" or t.identifier)
-        and not predicate(t)
-        and alignment.hits.get(id(t))
-        and not any(h.clause is home for h in alignment.hits[id(t)])
+        if (t.kind == "word" or t.identifier) and not predicate(t) and alignment.hits.get(id(t))
     ]
-    tokens = home.tokens
-    own = next((n for n, t in enumerate(tokens) if _pivot(t)), None)
-    if not away or own is None:
-        return []
-    by = next((n for n in range(own + 1, min(own + 3, len(tokens))) if tokens[n].text == "by"), None)
-    slot = tokens[by + 1 : by + 4] if by is not None else tokens[:own]
-    aligned = aligned_ids(alignment)
-    foreign = [
-        t
-        for t in slot
-        if (t.kind == "word" or t.identifier) and id(t) not in aligned and not predicate(t) and t.lemma not in g.CAUSAL
-    ]
-    if not foreign:
-        return []
-    return [Unit(away[0].text, "structure", f"«{home.text}» is said of «{foreign[0].text}», not of «{away[0].text}»")]
+    slot = _slot(home)
+    away = [t for t in subjects if not within(t, slot) and not within(t, home.tokens)]
+    if away and foreign(slot):
+        said = foreign(slot)[0].text
+        return [Unit(away[0].text, "structure", f"«{home.text}» is said of «{said}», not of «{away[0].text}»")]
+    copula = claim[pivot].text in c.COPULAS or claim[pivot].lemma in c.COPULAS
+    for t in claim[pivot + 1 :] if copula else ():
+        clauses = {id(h.clause): h.clause for h in alignment.hits.get(id(t), ())}
+        if not t.content or not clauses or any(cl is home for cl in clauses.values()):
+            continue
+        for other in clauses.values():
+            slot = _slot(other)
+            if foreign(slot) and not any(within(s, slot) for s in subjects):
+                said = foreign(slot)[0].text
+                return [Unit(t.text, "structure", f"«{t.text}» is said of «{said}» («{other.text}»)")]
+    return []
 
 
 def _related(a, b, ca, cb, ea, eb, placed, claim: list[Token], flat: list[Token]) -> bool:

@@ -70,9 +70,18 @@ def _elsewhere(t: Token, span: list[Token], alignment: "Alignment") -> bool:
     return bool(hits) and not any(h.token is not None and id(h.token) in inside for h in hits)
 
 
+def _named(t: Token) -> bool:
+    """A word, a name or a code: what can own a value ("4xx 错误数为 37")."""
+    return t.kind == "word" or t.identifier or (t.fact is not None and t.fact.kind == "error_code")
+
+
 def _before(token: Token, alignment: "Alignment") -> list[Token]:
     claim = alignment.clause.tokens
-    return [t for t in claim[: claim.index(token)] if t.kind == "word" or t.identifier]
+    return [t for t in claim[: claim.index(token)] if _named(t)]
+
+
+def _nearest_name(tokens: list[Token] | tuple[Token, ...], at: int) -> Token | None:
+    return next((tokens[n] for n in range(at - 1, -1, -1) if tokens[n].identifier), None)
 
 
 def series_of(hit: Hit) -> set[int]:
@@ -167,7 +176,20 @@ def foreign_owner(hit: Hit, token: Token, alignment: "Alignment", *, verbs: bool
     mine = claim.index(token)
 
     def foreign(span: list[Token]) -> list[Token]:
-        return [t for t in span if (t.kind == "word" or t.identifier) and id(t) not in aligned]
+        return [t for t in span if _named(t) and id(t) not in aligned]
+
+    # The name nearest before the value is its owner ("payment-svc: upstream ledger-api responded
+    # 503"): it must be the one nearest before it in the claim.
+    mine_name, its_name = _nearest_name(claim, mine), _nearest_name(flat, at)
+    if (
+        mine_name is not None
+        and its_name is not None
+        and "name" not in {its_name.fact.family, mine_name.fact.family}  # services, hosts: not metric names
+        and its_name.fact.value != mine_name.fact.value
+        and id(its_name) in aligned
+        and any(t.identifier and t.fact.value == mine_name.fact.value for t in flat)
+    ):
+        return its_name.text
 
     segment = flat[start:cursor]
     before = [t for t in _before(token, alignment) if _elsewhere(t, segment, alignment)]

@@ -97,7 +97,8 @@ def _word(token: Token, alignment: "Alignment", sources: str) -> Unit:
             return Unit(
                 token.text, "conflict", f"antonym: «{rival.shown}» stands by the claim's words in «{rival.clause.text}»"
             )
-        if token.negated and hit.negated == "search" and not any(t.lemma in g.SEARCH_WORDS for t in clause.tokens):
+        searched = hit.negated == "search" or any(t.negated == "search" for t in hit.clause.tokens)
+        if token.negated and searched and not any(t.lemma in g.SEARCH_WORDS for t in clause.tokens):
             return Unit(
                 token.text,
                 "structure",
