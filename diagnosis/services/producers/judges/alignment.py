@@ -12,6 +12,7 @@ from functools import lru_cache
 from ..facts import Fact
 from . import glossary as g
 from .analysis import Clause, Token, lemma
+from .context import CONDITION
 
 _WORD_CODES = frozenset({"k8s", "errno", "exception"})
 APPROX_TOLERANCE = 0.1  # "about 900 ms", "约 30 平方公里"
@@ -170,6 +171,33 @@ def looseness(fact: Fact, cap: float) -> float:
         last, unit = whole.rstrip("0")[-1], 10.0 ** (len(whole) - len(whole.rstrip("0")))
     unit *= 5 if last == "5" else 1  # "about 2.5 s" rounds to a half step
     return min(cap, max(0.02, 0.5 * unit / number))
+
+
+def qualifiers(clause: Clause, token: Token, approx: float = APPROX_TOLERANCE) -> tuple[str, float]:
+    """(bound, tolerance) of a value in its clause: "more than 100" is a bound (">"), "about
+    900 ms" approximate (a tolerance), a threshold inside a condition exact."""
+    if token.kind != "value" or clause.mood == CONDITION:
+        return "", 0.0
+    at = clause.tokens.index(token)
+    before = [t.lemma for t in clause.tokens[max(0, at - 2) : at]]
+    after = clause.tokens[at + 1].lemma if at + 1 < len(clause.tokens) else ""
+    phrase = " ".join(before)
+    for bound, words in g.BOUNDS.items():
+        if any(w in words for w in before) or any(phrase.endswith(w) for w in words):
+            return bound, 0.0
+    if any(w in g.APPROXIMATORS for w in before) or after in g.APPROXIMATORS:
+        return "", looseness(token.fact, approx) if token.fact is not None else approx
+    return "", 0.0
+
+
+def qualifier_words(clause: Clause) -> set[int]:
+    """ids of the words that bound or approximate a value of the clause ("over" in "over 80,000")."""
+    words = {w for ws in g.BOUNDS.values() for w in ws} | g.APPROXIMATORS
+    found: set[int] = set()
+    for n, token in enumerate(clause.tokens):
+        if token.kind == "value":
+            found |= {id(t) for t in clause.tokens[max(0, n - 2) : n] if t.lemma in words or t.text in words}
+    return found
 
 
 def _numeric(fact: Fact) -> bool:

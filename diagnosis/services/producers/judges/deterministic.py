@@ -17,10 +17,9 @@ No threshold: one unaligned unit is enough. The rationale lists every unit and w
 from dataclasses import dataclass
 
 from ..text import compact, is_causal, states_causal_link
-from .alignment import APPROX_TOLERANCE, Hit, looseness, value_hits, word_hits
+from .alignment import APPROX_TOLERANCE, Hit, qualifier_words, qualifiers, value_hits, word_hits
 from .analysis import Clause, Token, analyse
 from .base import ALIGNED, CONFLICT, CONTRADICTED, STRUCTURE, SUPPORTED, UNALIGNED, UNSUPPORTED, JudgeInput, Judgement
-from .context import CONDITION
 from .order import roles_check
 from .structure import Unit, clause_checks, unit_check
 
@@ -75,7 +74,7 @@ class DeterministicJudge:
         score = [0] * len(evidence)
         for token in _content(clause):
             found, against = [], []
-            bound, tolerance = _qualifiers(clause, token, self.approx_tolerance)
+            bound, tolerance = qualifiers(clause, token, self.approx_tolerance)
             for n, other in enumerate(evidence):
                 if token.kind == "value":
                     h, r = value_hits(token, other, tolerance=tolerance, bound=bound)
@@ -115,31 +114,12 @@ class DeterministicJudge:
 
 
 def _content(clause: Clause) -> list[Token]:
-    return [t for t in clause.tokens if t.content]
+    """The claim's units: its content tokens, less the bound and approximation words of its values."""
+    qualifying = qualifier_words(clause)
+    return [t for t in clause.tokens if t.content and id(t) not in qualifying]
 
 
 def _region(clause: Clause, home: Clause) -> int:
     if clause is home:
         return 0
     return 1 if clause.sentence == home.sentence else 2
-
-
-def _qualifiers(clause: Clause, token: Token, approx: float) -> tuple[str, float]:
-    """(bound, tolerance) of a claim value: "more than 100" is a bound, "about 900 ms" approximate."""
-    from . import glossary as g
-
-    tolerance = 0.0
-    if token.kind != "value":
-        return "", tolerance
-    if clause.mood == CONDITION:
-        return "", tolerance  # a threshold in a condition is exact ("if usage stays above 85%")
-    at = clause.tokens.index(token)
-    before = [t.lemma for t in clause.tokens[max(0, at - 2) : at]]
-    after = clause.tokens[at + 1].lemma if at + 1 < len(clause.tokens) else ""
-    phrase = " ".join(before)
-    for bound, words in g.BOUNDS.items():
-        if any(w in words for w in before) or any(phrase.endswith(w) for w in words):
-            return bound, tolerance
-    if any(w in g.APPROXIMATORS for w in before) or after in g.APPROXIMATORS:
-        return "", looseness(token.fact, approx) if token.fact is not None else approx
-    return "", tolerance

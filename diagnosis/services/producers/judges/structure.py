@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ..facts import Fact
 from . import cues
 from . import glossary as g
-from .alignment import Hit, antonym_hits, same_measure, token_groups, word_hits
+from .alignment import Hit, antonym_hits, qualifiers, same_measure, token_groups, word_hits
 from .analysis import Clause, Token
 from .context import PAST, past_tense, ranks
 from .owners import antonym_nearer, foreign_owner, owns, verb_owner
@@ -244,7 +244,16 @@ def _value(token: Token, alignment: "Alignment") -> Unit:
     if agreeing and all(_scoped(h, clause) for h in agreeing):
         return _in_negation(token, agreeing[0])
     if agreeing:
-        return Unit(token.text, "aligned", _where(next(h for h in agreeing if not _scoped(h, clause))))
+        hit = next(h for h in agreeing if not _scoped(h, clause))
+        stated = qualifiers(hit.clause, hit.token) if hit.token is not None else ("", 0.0)
+        if (
+            any(stated)
+            and not any(qualifiers(clause, token))
+            and token.fact is not None
+            and token.fact.kind in {"quantity", "number"}
+        ):
+            return Unit(token.text, "structure", f"the evidence only bounds or approximates it («{hit.clause.text}»)")
+        return Unit(token.text, "aligned", _where(hit))
     if good and _near(good[0].clause, home):
         said = "denies" if good[0].negated else "affirms"
         return Unit(token.text, "conflict", f"negation: the evidence {said} it in «{good[0].clause.text}»")
