@@ -27,7 +27,7 @@ from selfeval_site.otlp import codec
 QUERY = "订单服务 5xx 突增，原因是什么？"
 ANSWER = "order-service 的数据库连接池耗尽，导致 5xx 突增。"
 RUNBOOK_ID = "kb://runbooks/order-5xx.md#1"
-RUNBOOK = "当 order-service 的数据库连接池耗尽时，请求排队超时并返回 5xx。"
+RUNBOOK = "order-service 的数据库连接池耗尽，请求排队超时并返回 5xx。"
 LOGS_ID = "loki://order-service/1"
 LOGS = "HikariPool-1 - Connection is not available, request timed out after 30000ms."
 
