@@ -17,8 +17,9 @@ from diagnosis.evaluation_layers import (
     self_evaluation_write,
 )
 from diagnosis.models import EvaluationState, FailureAttribution
-from diagnosis.services.evaluation_data import session_data_from_payload
+from diagnosis.services.evaluation_data import session_data_from_rows
 from diagnosis.services.producers.rules import rule_evaluation
+from diagnosis.services.rows import SessionRows
 from selfeval_site.demo.generator import DemoSession
 
 _VERIFIER = {
@@ -63,11 +64,12 @@ _ATTRIBUTION = {
 _GROUNDEDNESS = {"PASS": (0.8, 1.0), "LOW_CONFID": (0.4, 0.75), "REJECT": (0.0, 0.35)}
 
 
-def plausible_evaluation(demo: DemoSession, *, now: datetime) -> dict[str, Any]:
-    """Session columns (self_evaluation and its mirrors) as if the pipeline had run."""
+def plausible_evaluation(demo: DemoSession, rows: SessionRows, *, now: datetime) -> dict[str, Any]:
+    """Session columns (self_evaluation and its mirrors) as if the pipeline had run on `rows`,
+    the rows of `demo`."""
     rng = random.Random(f"selfeval-demo-eval:{demo.session_id}")
     payload = demo.payload
-    rule = rule_evaluation(session=session_data_from_payload(data=payload))
+    rule = rule_evaluation(session=session_data_from_rows(rows=rows))
     layers: dict[Layer, LayerValue] = {Layer.RULE: rule}
     verdict = aiops = ""
     groundedness = None
@@ -95,7 +97,6 @@ def plausible_evaluation(demo: DemoSession, *, now: datetime) -> dict[str, Any]:
     attribution = (
         _ATTRIBUTION.get(demo.scenario, FailureAttribution.NONE) if verdict in {"LOW_CONFID", "REJECT"} else ""
     )
-    created = datetime.fromisoformat(payload["createdAt"].replace("Z", "+00:00"))
     evaluation = self_evaluation_write({}, layers)
     return {
         "self_evaluation": evaluation.container,
@@ -104,5 +105,5 @@ def plausible_evaluation(demo: DemoSession, *, now: datetime) -> dict[str, Any]:
         "feedback": demo.feedback,
         "evaluation_state": EvaluationState.DONE,
         "evaluation_attempts": 1,
-        "evaluated_at": min(now, created + timedelta(seconds=rng.randint(5, 120))),
+        "evaluated_at": min(now, rows.session["created_at"] + timedelta(seconds=rng.randint(5, 120))),
     }

@@ -1,8 +1,7 @@
 """Bulk insertion of generated demo sessions (the fast path; the API goes through session_upsert).
 
-Rows are mapped from the same camelCase payloads the API accepts and stored exactly as
-`session_upsert` would store them (same language detection, ref SHA-256s, evidence
-fingerprint, legacy self_evaluation import), but a thousand sessions at a time.
+Each payload becomes the rows `session_upsert` would store, by the same mapping
+(`diagnosis.services.rows.session_rows_from_payload`), written a thousand sessions at a time.
 """
 
 import time
@@ -10,7 +9,6 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from django.db import connection, transaction
 
@@ -22,10 +20,10 @@ from diagnosis.models import (
     ToolInvocation,
 )
 from diagnosis.serializers import SessionIngestSerializer
-from diagnosis.services.ingestion import session_columns
+from diagnosis.services.rows import session_rows_from_payload
 from selfeval_site.demo.generator import DemoSession, demo_session_build
 from selfeval_site.demo.mirrored import plausible_evaluation
-from selfeval_site.demo.writers import as_aware, row_writer
+from selfeval_site.demo.writers import RowWriter, as_aware, row_writer
 
 DEFAULT_PROJECTS = ("acme-chat", "acme-aiops")
 # From this many raw sessions on PostgreSQL, secondary indexes are dropped during the load and
@@ -118,7 +116,7 @@ def _seed_batches(
     days: int,
     project_slugs: tuple[str, ...],
     projects: dict[str, Project],
-    writer: Any,
+    writer: RowWriter,
     validate_below: int | None,
     mirrored: bool,
     batch_size: int,
@@ -196,70 +194,35 @@ def _validate(demo: DemoSession) -> None:
 
 
 def _insert(
-    writer: Any, batch: list[DemoSession], projects: dict[str, Project], *, mirrored: bool, now: datetime
+    writer: RowWriter, batch: list[DemoSession], projects: dict[str, Project], *, mirrored: bool, now: datetime
 ) -> list[int]:
-    session_rows, hashes = [], []
+    batch_rows, session_rows = [], []
     for demo in batch:
         payload = demo.payload
-        columns, ref_hashes = session_columns(
-            {**payload, "createdAt": as_aware(payload["createdAt"]), "finishedAt": as_aware(payload["finishedAt"])}
+        # The generated payload, not the serializer's output (only a sample is validated): dates are text.
+        rows = session_rows_from_payload(
+            data={**payload, "createdAt": as_aware(payload["createdAt"]), "finishedAt": as_aware(payload["finishedAt"])}
         )
-        hashes.append(ref_hashes)
-        row = {"project_id": projects[demo.project_slug].pk, "session_id": payload["sessionId"], **columns}
+        row = {"project_id": projects[demo.project_slug].pk, "session_id": rows.session_id, **rows.session}
         if mirrored:
-            row.update(plausible_evaluation(demo, now=now))
+            row.update(plausible_evaluation(demo, rows, now=now))
+        batch_rows.append(rows)
         session_rows.append(row)
     session_pks = writer.insert(DiagnosisSession, session_rows)
 
     step_rows, invocation_rows, pending_refs = [], [], []
-    for demo, session_pk, ref_hashes in zip(batch, session_pks, hashes, strict=True):
-        payload = demo.payload
-        step_rows.extend(
-            {
-                "session_id": session_pk,
-                "index": s["index"],
-                "name": s["name"],
-                "status": s["status"],
-                "detail": s["detail"],
-            }
-            for s in payload["steps"]
-        )
-        hash_iter = iter(ref_hashes)
-        for position, inv in enumerate(payload["toolInvocations"]):
-            details = inv["retrievalDetails"]
-            invocation_rows.append(
-                {
-                    "session_id": session_pk,
-                    "position": position,
-                    "invocation_id": inv["invocationId"],
-                    "step_index": inv["stepIndex"],
-                    "tool_name": inv["toolName"],
-                    "status": inv["status"],
-                    "arguments": inv["arguments"],
-                    "output": inv["output"],
-                    "error": inv["error"] or "",
-                    "latency_ms": inv["latencyMs"],
-                    "match_level": (details or {}).get("matchLevel", ""),
-                }
-            )
-            refs = [
-                {
-                    "session_id": session_pk,
-                    "position": ref_position,
-                    "ref_id": ref["refId"],
-                    "source": ref["source"],
-                    "content": ref["content"],
-                    "content_sha256": next(hash_iter),
-                }
-                for ref_position, ref in enumerate((details or {}).get("evidenceRefs", []))
-            ]
-            pending_refs.append(refs)
+    for rows, session_pk in zip(batch_rows, session_pks, strict=True):
+        step_rows.extend({"session_id": session_pk, **step} for step in rows.steps)
+        invocation_rows.extend({"session_id": session_pk, **invocation} for invocation in rows.invocations)
+        pending_refs.extend([{"session_id": session_pk, **ref} for ref in refs] for refs in rows.refs)
     writer.insert(DiagnosisStep, step_rows)
     invocation_pks = writer.insert(ToolInvocation, invocation_rows)
-    ref_rows = []
-    for invocation_pk, refs in zip(invocation_pks, pending_refs, strict=True):
-        for ref in refs:
-            ref["invocation_id"] = invocation_pk
-            ref_rows.append(ref)
-    writer.insert(EvidenceRef, ref_rows)
+    writer.insert(
+        EvidenceRef,
+        [
+            {"invocation_id": invocation_pk, **ref}
+            for invocation_pk, refs in zip(invocation_pks, pending_refs, strict=True)
+            for ref in refs
+        ],
+    )
     return session_pks

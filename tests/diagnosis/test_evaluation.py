@@ -308,19 +308,29 @@ def test_ingestion_evaluates_after_commit(api, django_capture_on_commit_callback
     assert session.verifier_verdict == "PASS" and session.evidence_score == 65
 
 
-def test_database_and_payload_converters_agree(project):
-    payload = aiops_payload()
-    payload["executorOutput"] = chat_payload()["executorOutput"]
+def test_a_payload_is_judged_on_the_same_data_as_its_stored_rows(project):
+    # The harness converts the rows a payload maps to, the evaluation the same rows as the
+    # database gives them back (in any order, refs matched to their invocation by key).
+    payload = with_invocations(aiops_payload(executorOutput=chat_payload()["executorOutput"]), 3)
+    payload["toolInvocations"][1].update(retrievalDetails=None, status="FAILED", error=None)
+    payload["toolInvocations"][2]["retrievalDetails"]["evidenceRefs"].append(
+        {"refId": "inv-3#2", "content": "chunk 3b 连接池耗尽"}
+    )
     session = session_ingest(project, payload)
     serializer = SessionIngestSerializer(data=payload)
     serializer.is_valid(raise_exception=True)
 
     from_db = session_data_from_models(
         session=DiagnosisSession.objects.get(pk=session.pk),
-        invocations=session.invocations.all(),
-        refs=EvidenceRef.objects.filter(session=session),
+        invocations=list(session.invocations.order_by("-position")),
+        refs=EvidenceRef.objects.filter(session=session).order_by("-id"),
     )
 
+    assert [[ref.ref_id for ref in inv.refs] for inv in from_db.invocations] == [
+        ["inv-1#1"],
+        [],
+        ["inv-3#1", "inv-3#2"],
+    ]
     assert from_db == session_data_from_payload(data=serializer.validated_data)
 
 

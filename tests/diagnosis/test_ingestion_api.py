@@ -8,7 +8,7 @@ from django.test.utils import CaptureQueriesContext
 
 from diagnosis.models import DiagnosisSession, DiagnosisStep, EvidenceRef, ToolInvocation
 from diagnosis.services.evaluation import session_evaluation_record_failure
-from diagnosis.services.ingestion import sha256_text
+from diagnosis.services.rows import sha256_text
 from selfeval_site.tenancy.models import ProjectAPIKey
 from tests import clock
 from tests.factories import aiops_payload, chat_payload, evaluated_session, session_ingest, with_invocations

@@ -249,23 +249,21 @@ def test_bulk_only_mode_fills_the_mirrored_evaluation_columns():
 def test_bulk_rule_score_is_the_rule_producers_even_for_a_failed_call_reporting_a_hit():
     from dataclasses import replace
 
-    from diagnosis.services.evaluation_data import session_data_from_payload
-    from diagnosis.services.producers.rules import rule_evaluation
+    from diagnosis.services.rows import session_rows_from_payload
     from selfeval_site.demo.mirrored import plausible_evaluation
 
-    demos = build(FULL_CYCLE)
-    failed = next(d for d in demos if d.scenario == "all_calls_failed")
+    failed = next(d for d in build(FULL_CYCLE) if d.scenario == "all_calls_failed")
     payload = copy.deepcopy(failed.payload)
     payload["toolInvocations"][0]["retrievalDetails"] = {
         "matchLevel": "L0",
         "evidenceRefs": [{"refId": "inv-1#1", "source": "kb://x", "content": "partial chunk"}],
     }
-    failed_with_hit = replace(failed, payload=payload)
+    serializer = SessionIngestSerializer(data=payload)
+    assert serializer.is_valid(), serializer.errors
+    rows = session_rows_from_payload(data=serializer.validated_data)
 
-    assert plausible_evaluation(failed_with_hit, now=NOW)["evidence_score"] == 0  # 15 while failed calls hit
-    for demo in [*demos, failed_with_hit]:
-        expected = rule_evaluation(session=session_data_from_payload(data=demo.payload)).evidence_score
-        assert plausible_evaluation(demo, now=NOW)["evidence_score"] == expected, demo.scenario
+    # 15 if the failed call's hit counted (+35 - 20)
+    assert plausible_evaluation(replace(failed, payload=payload), rows, now=NOW)["evidence_score"] == 0
 
 
 @pytest.mark.django_db

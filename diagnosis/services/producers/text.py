@@ -75,6 +75,7 @@ def has_cjk(text: str) -> bool:
 
 
 def detect_language(text: str) -> str:
+    """'zh' when the text contains Chinese characters, else 'en' (a session's language, from its query)."""
     return "zh" if has_cjk(text) else "en"
 
 
