@@ -56,19 +56,19 @@ TOPICS: tuple[Topic, ...] = (
             query="订单服务 5xx 突增，原因是什么？",
             alert_query="诊断告警 HighErrorRate（order-service），给出根因和处理建议。",
             chunks=(
-                "当 order-service 的数据库连接池耗尽时，请求排队超时并返回 HTTP 503。"
+                "order-service 的数据库连接池耗尽导致请求排队超时，返回 HTTP 503。"
                 "处理方法：扩大连接池（maximumPoolSize）并排查慢查询。",
                 "{pod} ERROR HikariPool-1 - Connection is not available, request timed out after 30000ms。"
                 "过去 10 分钟 {pct}% 的请求等待连接超过 30 秒。",
             ),
             claims=(
                 Claim(
-                    "order-service 的数据库连接池耗尽，导致 HTTP 503",
+                    "order-service 的数据库连接池耗尽导致请求排队超时，返回 HTTP 503",
                     0,
-                    "数据库连接池耗尽时，请求排队超时并返回 HTTP 503",
+                    "数据库连接池耗尽导致请求排队超时，返回 HTTP 503",
                 ),
-                Claim("过去 10 分钟 {pct}% 的请求等待数据库连接超过 30 秒", 1, "{pct}% 的请求等待连接超过 30 秒"),
-                Claim("应扩大连接池并排查慢查询", 0, "扩大连接池（maximumPoolSize）并排查慢查询", critical=False),
+                Claim("过去 10 分钟 {pct}% 的请求等待连接超过 30 秒", 1, "{pct}% 的请求等待连接超过 30 秒"),
+                Claim("扩大连接池并排查慢查询", 0, "扩大连接池（maximumPoolSize）并排查慢查询", critical=False),
             ),
             fabricated_excerpt="数据库主从切换导致连接全部中断",
             absence_claim="已排除网络故障，问题与网络无关",
@@ -79,19 +79,19 @@ TOPICS: tuple[Topic, ...] = (
             query="Why did order-service start returning 5xx errors?",
             alert_query="Diagnose alert HighErrorRate on order-service and propose a fix.",
             chunks=(
-                "When the order-service database connection pool is exhausted, requests queue until they "
-                "time out and return HTTP 503. Fix: raise the pool size (maximumPoolSize) and look for slow queries.",
+                "An exhausted order-service database connection pool causes requests to queue until they "
+                "time out with HTTP 503. Fix: raise the pool size (maximumPoolSize) and look for slow queries.",
                 "{pod} ERROR HikariPool-1 - Connection is not available, request timed out after 30000ms. "
                 "In the last 10 minutes {pct}% of requests waited more than 30 s for a connection.",
             ),
             claims=(
                 Claim(
-                    "The order-service database connection pool is exhausted, causing HTTP 503",
+                    "An exhausted order-service database connection pool causes requests to time out with HTTP 503",
                     0,
-                    "database connection pool is exhausted, requests queue until they time out and return HTTP 503",
+                    "database connection pool causes requests to queue until they time out with HTTP 503",
                 ),
                 Claim(
-                    "{pct}% of requests waited more than 30 s for a database connection",
+                    "{pct}% of requests waited more than 30 s for a connection",
                     1,
                     "{pct}% of requests waited more than 30 s for a connection",
                 ),
@@ -122,15 +122,15 @@ TOPICS: tuple[Topic, ...] = (
             query="支付网关调用银行接口全部失败，报 x509 错误，怎么回事？",
             alert_query="诊断告警 TLSHandshakeErrors（payment-gateway）。",
             chunks=(
-                "payment-gateway 到银行通道使用双向 TLS；客户端证书过期后握手失败，"
+                "payment-gateway 到银行通道使用双向 TLS，客户端证书过期导致 TLS 握手失败，"
                 "日志出现 x509: certificate has expired or is not yet valid。处理：更新证书并重新加载网关。",
                 "{pod} WARN tls: handshake failure x509: certificate has expired or is not yet valid；"
-                "握手失败率 {pct}%，证书有效期至 2026-11-28。",
+                "TLS 握手失败率 {pct}%，证书有效期至 2026-11-28。",
             ),
             claims=(
-                Claim("payment-gateway 的客户端证书已过期，导致 TLS 握手失败", 0, "客户端证书过期后握手失败"),
-                Claim("TLS 握手失败率达到 {pct}%", 1, "握手失败率 {pct}%"),
-                Claim("需要更新证书并重新加载网关", 0, "更新证书并重新加载网关", critical=False),
+                Claim("payment-gateway 的客户端证书过期导致 TLS 握手失败", 0, "客户端证书过期导致 TLS 握手失败"),
+                Claim("TLS 握手失败率达到 {pct}%", 1, "TLS 握手失败率 {pct}%"),
+                Claim("更新证书并重新加载网关", 0, "更新证书并重新加载网关", critical=False),
             ),
             fabricated_excerpt="银行通道因维护暂停服务",
             absence_claim="确认没有证书相关问题",
@@ -141,19 +141,19 @@ TOPICS: tuple[Topic, ...] = (
             query="Every call from payment-gateway to the bank fails with an x509 error. What happened?",
             alert_query="Diagnose alert TLSHandshakeErrors on payment-gateway.",
             chunks=(
-                "payment-gateway talks to the bank over mutual TLS; once the client certificate expires the "
-                "handshake fails with x509: certificate has expired or is not yet valid. Fix: renew the "
+                "payment-gateway talks to the bank over mutual TLS, and once the client certificate expires the "
+                "TLS handshake fails with x509: certificate has expired or is not yet valid. Fix: renew the "
                 "certificate and reload the gateway.",
                 "{pod} WARN tls: handshake failure x509: certificate has expired or is not yet valid; "
-                "handshake failure rate {pct}%, certificate valid until 2026-11-28.",
+                "TLS handshake failure rate {pct}%, certificate valid until 2026-11-28.",
             ),
             claims=(
                 Claim(
                     "The payment-gateway client certificate expired, so TLS handshakes fail",
                     0,
-                    "once the client certificate expires the handshake fails",
+                    "once the client certificate expires the TLS handshake fails",
                 ),
-                Claim("The TLS handshake failure rate is {pct}%", 1, "handshake failure rate {pct}%"),
+                Claim("The TLS handshake failure rate is {pct}%", 1, "TLS handshake failure rate {pct}%"),
                 Claim(
                     "Renew the certificate and reload the gateway",
                     0,
@@ -187,9 +187,9 @@ TOPICS: tuple[Topic, ...] = (
                 "过去 1 小时 {pct}% 的 Pod 发生过重启。",
             ),
             claims=(
-                Claim("inventory-service 因内存超限被 OOMKilled", 0, "超过 1Gi 限制后被 OOMKilled"),
+                Claim("inventory-service 的内存超过 1Gi 限制后被 OOMKilled", 0, "超过 1Gi 限制后被 OOMKilled"),
                 Claim("过去 1 小时 {pct}% 的 Pod 发生过重启", 1, "{pct}% 的 Pod 发生过重启"),
-                Claim("应改为分页同步或提高内存限制", 0, "改为分页同步，或把内存限制提高到 2Gi", critical=False),
+                Claim("改为分页同步或提高内存限制", 0, "改为分页同步，或把内存限制提高到 2Gi", critical=False),
             ),
             fabricated_excerpt="节点磁盘压力导致 Pod 被驱逐",
             absence_claim="已排除内存泄漏",
@@ -208,7 +208,7 @@ TOPICS: tuple[Topic, ...] = (
             ),
             claims=(
                 Claim(
-                    "inventory-service is OOMKilled because it exceeds its memory limit",
+                    "inventory-service is OOMKilled once its memory exceeds its 1Gi limit",
                     0,
                     "OOMKilled (exit code 137) once it exceeds its 1Gi limit",
                 ),
@@ -237,18 +237,18 @@ TOPICS: tuple[Topic, ...] = (
             query="user-service 登录接口报 no such host，怎么排查？",
             alert_query="诊断告警 DependencyUnreachable（user-service）。",
             chunks=(
-                "user-service 通过 auth-db.internal 访问认证库；该域名的 DNS 记录被删除后，"
-                "解析返回 NXDOMAIN，登录请求失败。处理：恢复 DNS 记录并缩短客户端 DNS 缓存。",
+                "user-service 通过 auth-db.internal 访问认证库，auth-db.internal 的 DNS 记录被删除，导致域名解析失败，"
+                "返回 NXDOMAIN，登录请求失败。处理：恢复 DNS 记录并缩短客户端 DNS 缓存。",
                 "{pod} ERROR dial tcp: lookup auth-db.internal: no such host；CoreDNS 中 {pct}% 的查询返回 NXDOMAIN。",
             ),
             claims=(
                 Claim(
-                    "auth-db.internal 的 DNS 记录被删除，导致 user-service 无法连接认证库",
+                    "auth-db.internal 的 DNS 记录被删除，导致域名解析失败",
                     0,
-                    "DNS 记录被删除后，解析返回 NXDOMAIN",
+                    "auth-db.internal 的 DNS 记录被删除，导致域名解析失败",
                 ),
                 Claim("CoreDNS 中 {pct}% 的查询返回 NXDOMAIN", 1, "{pct}% 的查询返回 NXDOMAIN"),
-                Claim("应恢复 DNS 记录", 0, "恢复 DNS 记录并缩短客户端 DNS 缓存", critical=False),
+                Claim("恢复 DNS 记录", 0, "恢复 DNS 记录并缩短客户端 DNS 缓存", critical=False),
             ),
             fabricated_excerpt="认证库磁盘已满导致拒绝连接",
             absence_claim="已排除 DNS 问题",
@@ -259,16 +259,15 @@ TOPICS: tuple[Topic, ...] = (
             query="user-service login fails with 'no such host'. How do I troubleshoot it?",
             alert_query="Diagnose alert DependencyUnreachable on user-service.",
             chunks=(
-                "user-service reaches the auth database at auth-db.internal; after the DNS record was deleted "
-                "the lookup returns NXDOMAIN and logins fail. Fix: restore the DNS record and shorten the "
-                "client DNS cache.",
+                "The DNS record of auth-db.internal, the auth database of user-service, was deleted, so lookups "
+                "return NXDOMAIN and logins fail. Fix: restore the DNS record and shorten the client DNS cache.",
                 "{pod} ERROR dial tcp: lookup auth-db.internal: no such host; {pct}% of CoreDNS queries return NXDOMAIN.",
             ),
             claims=(
                 Claim(
-                    "The DNS record of auth-db.internal was deleted, so user-service cannot reach the auth database",
+                    "The DNS record of auth-db.internal was deleted, so lookups return NXDOMAIN and user-service logins fail",
                     0,
-                    "after the DNS record was deleted the lookup returns NXDOMAIN",
+                    "was deleted, so lookups return NXDOMAIN and logins fail",
                 ),
                 Claim("{pct}% of CoreDNS queries return NXDOMAIN", 1, "{pct}% of CoreDNS queries return NXDOMAIN"),
                 Claim(
@@ -295,18 +294,18 @@ TOPICS: tuple[Topic, ...] = (
             query="搜索接口 P99 延迟从 200ms 涨到 3s，为什么？",
             alert_query="诊断告警 HighLatencyP99（search-service）。",
             chunks=(
-                "search-service 的 CPU limit 为 2 核；查询高峰时发生 CPU throttling，请求排队，"
+                "search-service 的 CPU limit 为 2 核，查询高峰期发生 CPU throttling，导致请求排队，"
                 "超时后返回 ERR_SEARCH_TIMEOUT。处理：提高 CPU limit 或增加副本数。",
-                "{pod} cpu throttled periods {pct}%，P99 latency 3.1s，ERR_SEARCH_TIMEOUT 每分钟 420 次。",
+                "{pod} CPU throttling 比例 {pct}%，P99 延迟 3.1s，ERR_SEARCH_TIMEOUT 每分钟 420 次。",
             ),
             claims=(
                 Claim(
-                    "search-service 在高峰期发生 CPU throttling，导致请求排队",
+                    "search-service 在查询高峰期发生 CPU throttling，导致请求排队",
                     0,
-                    "查询高峰时发生 CPU throttling，请求排队",
+                    "查询高峰期发生 CPU throttling，导致请求排队",
                 ),
-                Claim("CPU throttling 比例为 {pct}%", 1, "cpu throttled periods {pct}%"),
-                Claim("应提高 CPU limit 或增加副本", 0, "提高 CPU limit 或增加副本数", critical=False),
+                Claim("CPU throttling 比例为 {pct}%", 1, "CPU throttling 比例 {pct}%"),
+                Claim("提高 CPU limit 或增加副本数", 0, "提高 CPU limit 或增加副本数", critical=False),
             ),
             fabricated_excerpt="Elasticsearch 集群状态为 red",
             absence_claim="确认没有 CPU 瓶颈",
@@ -348,14 +347,14 @@ TOPICS: tuple[Topic, ...] = (
             alert_query="诊断告警 CacheTimeouts（checkout-service）。",
             chunks=(
                 "checkout-service 在大促期间执行 KEYS cart:* 扫描，阻塞 Redis 主线程，"
-                "其他命令抛出 RedisCommandTimeoutException。处理：用 SCAN 替换 KEYS 并在配置中禁用 KEYS。",
+                "导致其他命令超时并抛出 RedisCommandTimeoutException。处理：用 SCAN 替换 KEYS 并在配置中禁用 KEYS。",
                 "{pod} WARN io.lettuce.core.RedisCommandTimeoutException: Command timed out after 1 second(s)；"
                 "{pct}% 的 Redis 命令超时，slowlog 中出现 KEYS cart:*。",
             ),
             claims=(
-                Claim("KEYS 扫描阻塞了 Redis 主线程，导致命令超时", 0, "执行 KEYS cart:* 扫描，阻塞 Redis 主线程"),
+                Claim("KEYS 扫描阻塞了 Redis 主线程，导致命令超时", 0, "扫描，阻塞 Redis 主线程，导致其他命令超时"),
                 Claim("{pct}% 的 Redis 命令超时", 1, "{pct}% 的 Redis 命令超时"),
-                Claim("应使用 SCAN 替换 KEYS", 0, "用 SCAN 替换 KEYS 并在配置中禁用 KEYS", critical=False),
+                Claim("用 SCAN 替换 KEYS", 0, "用 SCAN 替换 KEYS 并在配置中禁用 KEYS", critical=False),
             ),
             fabricated_excerpt="Redis 主节点宕机并发生了故障转移",
             absence_claim="已排除 Redis 内存不足",
@@ -367,7 +366,7 @@ TOPICS: tuple[Topic, ...] = (
             alert_query="Diagnose alert CacheTimeouts on checkout-service.",
             chunks=(
                 "During the sale checkout-service runs a KEYS cart:* scan that blocks the Redis main thread, "
-                "so other commands throw RedisCommandTimeoutException. Fix: replace KEYS with SCAN and "
+                "so other commands time out with RedisCommandTimeoutException. Fix: replace KEYS with SCAN and "
                 "disable KEYS in the configuration.",
                 "{pod} WARN io.lettuce.core.RedisCommandTimeoutException: Command timed out after 1 second(s); "
                 "{pct}% of Redis commands time out, slowlog shows KEYS cart:*.",
@@ -376,7 +375,7 @@ TOPICS: tuple[Topic, ...] = (
                 Claim(
                     "A KEYS scan blocks the Redis main thread, so commands time out",
                     0,
-                    "runs a KEYS cart:* scan that blocks the Redis main thread",
+                    "a KEYS cart:* scan that blocks the Redis main thread, so other commands time out",
                 ),
                 Claim("{pct}% of Redis commands time out", 1, "{pct}% of Redis commands time out"),
                 Claim("Replace KEYS with SCAN", 0, "replace KEYS with SCAN and disable KEYS", critical=False),

@@ -138,7 +138,7 @@ def _review_some(demos, session_pks, reviewer, result: EnrichResult) -> None:
     except ImportError as exc:
         result.skipped.append(f"reviews ({exc})")
         return
-    good = {"grounded_l0", "grounded_l1", "partial_failure", "aiops_focused"}
+    good = {"grounded_l0", "grounded_l1", "partial_failure", "aiops_focused", "aiops_metrics_failed"}
     sessions = DiagnosisSession.objects.in_bulk(session_pks)
     for demo, pk in zip(demos, session_pks, strict=True):
         rng = random.Random(f"selfeval-demo-review:{demo.session_id}")

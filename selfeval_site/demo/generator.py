@@ -13,48 +13,134 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from diagnosis.constants import NO_EVIDENCE_REF
+from diagnosis.constants import NO_EVIDENCE_REF, AiOpsVerdict, FailureAttribution, VerifierVerdict
 from selfeval_site.demo.catalogue import TOPICS, UNRELATED_ALERTS, UNRELATED_DIAGNOSIS, Topic, TopicText
 
 
 @dataclass(frozen=True)
 class Scenario:
+    """An evidence case, and what the evaluation concludes about it whatever the topic and language:
+    the verifier verdict, the AIOps rule verdict ("" where that producer does not judge the
+    session) and the failure attribution. A test holds the pipeline to it; the raw bulk mode
+    stores it as is."""
+
     name: str
     mode: str
     weight: int
     description: str
+    verdict: str
+    aiops_verdict: str
+    attribution: str
 
 
+V, A, F = VerifierVerdict, AiOpsVerdict, FailureAttribution
+# Verdicts follow the verifier's thresholds: a critical claim contradicted, or groundedness under
+# 0.4, rejects; a critical claim unsupported (one of the two, the rest supported: 0.6) is LOW_CONFID.
 SCENARIOS: tuple[Scenario, ...] = (
-    Scenario("grounded_l0", "chat", 26, "L0 hit, every excerpt verbatim"),
-    Scenario("grounded_l1", "chat", 10, "L1 semantic hit only, excerpts verbatim"),
-    Scenario("no_hit", "chat", 5, "retrieval with no hit; claims bound to $.no_evidence"),
-    Scenario("absence_claim", "chat", 4, "a claim of absence ('ruled out', '已排除') bound to $.no_evidence"),
-    Scenario("fabricated_excerpt", "chat", 5, "an excerpt that occurs in no ref"),
-    Scenario("unknown_ref", "chat", 4, "a claim citing a refId no call returned"),
-    Scenario("ref_from_failed_call", "chat", 3, "a claim citing a ref of a failed call"),
-    Scenario("altered_number", "chat", 4, "claim says 95% where the evidence says 59%"),
-    Scenario("partial_failure", "chat", 5, "one call failed, the others succeeded"),
-    Scenario("all_calls_failed", "chat", 3, "every tool call failed"),
-    Scenario("no_tool_calls", "chat", 3, "answered without any tool call"),
-    Scenario("failed_session", "chat", 2, "the session itself FAILED"),
-    Scenario("running_session", "chat", 2, "the session is still RUNNING"),
-    Scenario("legacy_self_evaluation", "chat", 3, "legacy root-level evidence_score / verdict JSON"),
-    Scenario("invalid_executor_output", "chat", 3, "executor output that is not executor_evidence_v2"),
-    Scenario("aiops_focused", "aiops", 14, "report focused on the input alert, evidence tools called"),
-    Scenario("aiops_unrelated_alert", "aiops", 5, "an unrelated active alert made the diagnosis"),
-    Scenario("aiops_no_evidence_tools", "aiops", 3, "no knowledge, log or metric tool called"),
-    Scenario("aiops_no_report", "aiops", 2, "no final report"),
-    Scenario("aiops_failed", "aiops", 2, "the AIOps session FAILED"),
-    Scenario("aiops_misread_metric", "aiops", 4, "report focused on the alert but misreads a metric (95% for 59%)"),
+    Scenario("grounded_l0", "chat", 26, "L0 hit, every excerpt verbatim", V.PASS, "", F.NONE),
+    Scenario("grounded_l1", "chat", 10, "L1 semantic hit only, excerpts verbatim", V.PASS, "", F.NONE),
+    Scenario(
+        "no_hit", "chat", 5, "retrieval with no hit; claims bound to $.no_evidence", V.REJECT, "", F.RETRIEVAL_MISS
+    ),
+    Scenario(
+        "absence_claim",
+        "chat",
+        4,
+        "a critical claim of absence ('ruled out', '已排除') bound to $.no_evidence",
+        V.LOW_CONFID,
+        "",
+        F.RETRIEVAL_MISS,
+    ),
+    Scenario("fabricated_excerpt", "chat", 5, "an excerpt that occurs in no ref", V.LOW_CONFID, "", F.CITATION_FAILURE),
+    Scenario("unknown_ref", "chat", 4, "a claim citing a refId no call returned", V.LOW_CONFID, "", F.CITATION_FAILURE),
+    Scenario(
+        "ref_from_failed_call", "chat", 3, "a claim citing a ref of a failed call", V.LOW_CONFID, "", F.TOOL_ERROR
+    ),
+    Scenario(
+        "altered_number", "chat", 4, "claim says 95% where the evidence says 59%", V.REJECT, "", F.UNSUPPORTED_REASONING
+    ),
+    Scenario("partial_failure", "chat", 5, "one call failed, the others succeeded", V.PASS, "", F.NONE),
+    Scenario("all_calls_failed", "chat", 3, "every tool call failed", V.REJECT, "", F.TOOL_ERROR),
+    Scenario("no_tool_calls", "chat", 3, "answered without any tool call", V.REJECT, "", F.RETRIEVAL_MISS),
+    # Without executor output no claim can be judged: LOW_CONFID, never a pass.
+    Scenario("failed_session", "chat", 2, "the session itself FAILED", V.LOW_CONFID, "", F.TOOL_ERROR),
+    Scenario("running_session", "chat", 2, "the session is still RUNNING", V.LOW_CONFID, "", F.CITATION_FAILURE),
+    Scenario(
+        "legacy_self_evaluation", "chat", 3, "legacy root-level evidence_score / verdict JSON", V.PASS, "", F.NONE
+    ),
+    Scenario(
+        "invalid_executor_output",
+        "chat",
+        3,
+        "executor output that is not executor_evidence_v2",
+        V.LOW_CONFID,
+        "",
+        F.CITATION_FAILURE,
+    ),
+    Scenario(
+        "aiops_focused", "aiops", 14, "report focused on the input alert, evidence tools called", V.PASS, A.PASS, F.NONE
+    ),
+    Scenario(
+        "aiops_unrelated_alert",
+        "aiops",
+        5,
+        "an unrelated active alert made the diagnosis",
+        V.REJECT,
+        A.FAIL,
+        F.UNSUPPORTED_REASONING,
+    ),
+    Scenario(
+        "aiops_no_evidence_tools",
+        "aiops",
+        3,
+        "no knowledge, log or metric tool called",
+        "",
+        A.FAIL,
+        F.UNSUPPORTED_REASONING,
+    ),
+    Scenario("aiops_no_report", "aiops", 2, "no final report", "", A.FAIL, F.UNSUPPORTED_REASONING),
+    Scenario("aiops_failed", "aiops", 2, "the AIOps session FAILED", "", A.FAIL, F.TOOL_ERROR),
+    Scenario(
+        "aiops_misread_metric",
+        "aiops",
+        4,
+        "report focused on the alert but misreads a metric (95% for 59%)",
+        V.REJECT,
+        A.PASS,
+        F.UNSUPPORTED_REASONING,
+    ),
+    Scenario(
+        "aiops_metrics_failed",
+        "aiops",
+        3,
+        "report focused on the alert from the runbook and logs; the metrics query failed",
+        V.PASS,
+        A.WARN,
+        F.TOOL_ERROR,
+    ),
 )
 SCENARIO_BY_NAME = {scenario.name: scenario for scenario in SCENARIOS}
 _WEIGHTS = [scenario.weight for scenario in SCENARIOS]
 LANGUAGES = ("zh", "en")
 # AIOps reports that come with executor_evidence_v2 claims, so the verifier judges them claim by claim.
-AIOPS_WITH_CLAIMS = frozenset({"aiops_focused", "aiops_unrelated_alert", "aiops_misread_metric"})
+AIOPS_WITH_CLAIMS = frozenset(
+    {"aiops_focused", "aiops_unrelated_alert", "aiops_misread_metric", "aiops_metrics_failed"}
+)
 # The claim (and the answer) states the digit swap of the number the evidence gives.
 ALTERED_NUMBER = frozenset({"altered_number", "aiops_misread_metric"})
+# Answers a user would mostly call not useful.
+_BAD_ANSWERS = frozenset(
+    {
+        "fabricated_excerpt",
+        "altered_number",
+        "absence_claim",
+        "all_calls_failed",
+        "aiops_unrelated_alert",
+        "aiops_no_report",
+        "aiops_misread_metric",
+        "invalid_executor_output",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -91,8 +177,14 @@ def demo_session_build(*, seed: int, index: int, now: datetime, days: int, proje
         language = "zh" if rng.random() < 0.6 else "en"
     topic = TOPICS[rng.randrange(len(TOPICS))]
     created = now - timedelta(seconds=rng.randrange(max(1, days * 86400)))
-    builder = _Builder(rng, scenario, topic, language, created.replace(microsecond=0))
-    payload = builder.build(demo_session_id(seed=seed, index=index, mode=scenario.mode))
+    payload = demo_payload_build(
+        scenario=scenario,
+        topic=topic,
+        language=language,
+        created=created.replace(microsecond=0),
+        session_id=demo_session_id(seed=seed, index=index, mode=scenario.mode),
+        rng=rng,
+    )
     chat_projects, aiops_projects = projects[0::2], projects[1::2] or projects
     pool = chat_projects if scenario.mode == "chat" else aiops_projects
     return DemoSession(
@@ -101,8 +193,15 @@ def demo_session_build(*, seed: int, index: int, now: datetime, days: int, proje
         language=language,
         project_slug=pool[index % len(pool)],
         payload=payload,
-        feedback=builder.feedback(),
+        feedback=_feedback(scenario, rng),
     )
+
+
+def demo_payload_build(
+    *, scenario: Scenario, topic: Topic, language: str, created: datetime, session_id: str, rng: random.Random
+) -> dict[str, Any]:
+    """The payload of `scenario` about `topic` in `language`; `rng` draws the rest (numbers, pods)."""
+    return _Builder(rng, scenario, topic, language, created).build(session_id)
 
 
 def _pct(rng: random.Random) -> tuple[int, int]:
@@ -210,7 +309,7 @@ class _Builder:
         calls = [knowledge, logs, metrics]
         if name == "ref_from_failed_call":
             _fail(logs, "context deadline exceeded (partial results returned)")
-        elif name == "partial_failure":
+        elif name in {"partial_failure", "aiops_metrics_failed"}:
             _fail(metrics, "prometheus: query timed out after 15s")
         elif name in {"all_calls_failed", "failed_session", "aiops_failed"}:
             for call, error in zip(
@@ -345,23 +444,14 @@ class _Builder:
             lines.append(f"**告警**：{t.alert}" if zh else f"**Alert**: {t.alert}")
         return "\n".join(lines)
 
-    def feedback(self) -> str:
-        """Roughly a quarter of finished answers get feedback; bad evidence earns 'not_useful'."""
-        if self.name in {"running_session", "failed_session", "aiops_failed"} or self.rng.random() > 0.28:
-            return ""
-        bad = {
-            "fabricated_excerpt",
-            "altered_number",
-            "absence_claim",
-            "all_calls_failed",
-            "aiops_unrelated_alert",
-            "aiops_no_report",
-            "aiops_misread_metric",
-            "invalid_executor_output",
-        }
-        if self.name in bad:
-            return "not_useful" if self.rng.random() < 0.8 else "useful"
-        return "useful" if self.rng.random() < 0.85 else "not_useful"
+
+def _feedback(scenario: Scenario, rng: random.Random) -> str:
+    """Roughly a quarter of finished answers get feedback; bad evidence earns 'not_useful'."""
+    if scenario.name in {"running_session", "failed_session", "aiops_failed"} or rng.random() > 0.28:
+        return ""
+    if scenario.name in _BAD_ANSWERS:
+        return "not_useful" if rng.random() < 0.8 else "useful"
+    return "useful" if rng.random() < 0.85 else "not_useful"
 
 
 def _fail(call: dict[str, Any], error: str) -> None:
