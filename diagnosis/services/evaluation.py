@@ -35,7 +35,7 @@ from diagnosis.models import (
     ToolInvocation,
 )
 from diagnosis.services.evaluation_config import evaluation_config, evaluation_judge
-from diagnosis.services.evaluation_data import session_data_from_models
+from diagnosis.services.evaluation_data import SESSION_COLUMNS, session_data_from_models
 from diagnosis.services.merge import self_evaluation_merge
 from diagnosis.services.producers.pipeline import evaluate
 from diagnosis.services.producers.types import ClaimResult, PipelineResult
@@ -48,23 +48,7 @@ MISSING = "MISSING"  # the session was deleted meanwhile
 STALE = "STALE"  # the session changed while it was judged: the newer evaluation writes instead
 RETRY_SCHEDULED = "RETRY_SCHEDULED"
 
-_SESSION_FIELDS = (
-    "pk",
-    "project_id",
-    "session_id",
-    "mode",
-    "language",
-    "query",
-    "answer",
-    "status",
-    "alert",
-    "active_alerts",
-    "executor_output",
-    "evidence_fingerprint",
-    "self_evaluation",
-    "updated_at",
-    "verifier_verdict",
-)
+_SESSION_FIELDS = ("pk", "project_id", *SESSION_COLUMNS, "updated_at", "verifier_verdict")
 _CLAIM_UPDATE_FIELDS = ["text", "critical", "verdict", "judge", "rationale", "facts", "bindings", "service"]
 _AIOPS_CHECK_UPDATE_FIELDS = ["passed", "severity", "applicable", "reason"]
 

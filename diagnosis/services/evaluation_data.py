@@ -29,7 +29,8 @@ def _previous_verifier_state(self_evaluation: Any) -> tuple[int, str]:
     return max(0, layer.round or 0), layer.evidence_fingerprint or ""
 
 
-_SESSION_COLUMNS = (
+# The columns SessionData is built from (the evaluation loads exactly these, plus its own).
+SESSION_COLUMNS = (
     "session_id",
     "mode",
     "language",
@@ -66,7 +67,7 @@ def session_data_from_models(
     for ref in refs:
         refs_by_invocation[ref.invocation_id].append(ref)
     return _session_data(
-        session=_columns(session, _SESSION_COLUMNS),
+        session=_columns(session, SESSION_COLUMNS),
         invocations=[
             (
                 _columns(inv, _INVOCATION_COLUMNS),
