@@ -67,7 +67,7 @@ TOPICS: tuple[Topic, ...] = (
                     0,
                     "数据库连接池耗尽导致请求排队超时，返回 HTTP 503",
                 ),
-                Claim("过去 10 分钟 {pct}% 的请求等待连接超过 30 秒", 1, "{pct}% 的请求等待连接超过 30 秒"),
+                Claim("{pct}% 的请求等待连接超过 30 秒", 1, "{pct}% 的请求等待连接超过 30 秒"),
                 Claim("扩大连接池并排查慢查询", 0, "扩大连接池（maximumPoolSize）并排查慢查询", critical=False),
             ),
             fabricated_excerpt="数据库主从切换导致连接全部中断",
@@ -141,19 +141,19 @@ TOPICS: tuple[Topic, ...] = (
             query="Every call from payment-gateway to the bank fails with an x509 error. What happened?",
             alert_query="Diagnose alert TLSHandshakeErrors on payment-gateway.",
             chunks=(
-                "payment-gateway talks to the bank over mutual TLS, and once the client certificate expires the "
-                "TLS handshake fails with x509: certificate has expired or is not yet valid. Fix: renew the "
-                "certificate and reload the gateway.",
-                "{pod} WARN tls: handshake failure x509: certificate has expired or is not yet valid; "
-                "TLS handshake failure rate {pct}%, certificate valid until 2026-11-28.",
+                "payment-gateway talks to the bank over mutual TLS. The payment-gateway client certificate "
+                "expired, so TLS handshakes fail with x509: certificate has expired or is not yet valid. Fix: "
+                "renew the certificate and reload the gateway.",
+                "{pod} WARN tls: handshake failure x509: certificate has expired or is not yet valid. "
+                "The TLS handshake failure rate is {pct}%; the certificate was valid until 2026-11-28.",
             ),
             claims=(
                 Claim(
                     "The payment-gateway client certificate expired, so TLS handshakes fail",
                     0,
-                    "once the client certificate expires the TLS handshake fails",
+                    "client certificate expired, so TLS handshakes fail",
                 ),
-                Claim("The TLS handshake failure rate is {pct}%", 1, "TLS handshake failure rate {pct}%"),
+                Claim("The TLS handshake failure rate is {pct}%", 1, "The TLS handshake failure rate is {pct}%"),
                 Claim(
                     "Renew the certificate and reload the gateway",
                     0,
@@ -188,7 +188,7 @@ TOPICS: tuple[Topic, ...] = (
             ),
             claims=(
                 Claim("inventory-service 的内存超过 1Gi 限制后被 OOMKilled", 0, "超过 1Gi 限制后被 OOMKilled"),
-                Claim("过去 1 小时 {pct}% 的 Pod 发生过重启", 1, "{pct}% 的 Pod 发生过重启"),
+                Claim("{pct}% 的 Pod 发生过重启", 1, "{pct}% 的 Pod 发生过重启"),
                 Claim("改为分页同步或提高内存限制", 0, "改为分页同步，或把内存限制提高到 2Gi", critical=False),
             ),
             fabricated_excerpt="节点磁盘压力导致 Pod 被驱逐",
@@ -352,7 +352,11 @@ TOPICS: tuple[Topic, ...] = (
                 "{pct}% 的 Redis 命令超时，slowlog 中出现 KEYS cart:*。",
             ),
             claims=(
-                Claim("KEYS 扫描阻塞了 Redis 主线程，导致命令超时", 0, "扫描，阻塞 Redis 主线程，导致其他命令超时"),
+                Claim(
+                    "KEYS cart:* 扫描阻塞了 Redis 主线程，导致命令超时",
+                    0,
+                    "KEYS cart:* 扫描，阻塞 Redis 主线程，导致其他命令超时",
+                ),
                 Claim("{pct}% 的 Redis 命令超时", 1, "{pct}% 的 Redis 命令超时"),
                 Claim("用 SCAN 替换 KEYS", 0, "用 SCAN 替换 KEYS 并在配置中禁用 KEYS", critical=False),
             ),
