@@ -2,13 +2,13 @@
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, viewsets
-from rest_framework.pagination import CursorPagination
 
 from cases import selectors
 from cases.models import CaseStatus, FaultCategory
 from cases.serializers import CaseSerializer
 from selfeval_site.api.authentication import access_from_request
 from selfeval_site.api.fields import StrictCharField
+from selfeval_site.api.pagination import CheckedCursorPagination
 from selfeval_site.api.permissions import IsProjectClientOrStaffWithCaseView
 from selfeval_site.api.schema import ERROR_RESPONSES
 
@@ -21,11 +21,8 @@ class CaseSearchSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=CaseStatus.choices, required=False, default="")
 
 
-class CaseCursorPagination(CursorPagination):
+class CaseCursorPagination(CheckedCursorPagination):
     ordering = ("-created_at", "-pk")
-    page_size = 50
-    page_size_query_param = "pageSize"
-    max_page_size = 200
 
 
 @extend_schema_view(

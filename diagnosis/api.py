@@ -2,7 +2,6 @@
 
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
-from rest_framework.pagination import CursorPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -11,6 +10,7 @@ from diagnosis.filters import SessionFilter
 from diagnosis.serializers import SessionDetailSerializer, SessionIngestSerializer, SessionSummarySerializer
 from diagnosis.services.ingestion import session_upsert
 from selfeval_site.api.authentication import access_from_request
+from selfeval_site.api.pagination import CheckedCursorPagination
 from selfeval_site.api.permissions import IsProjectClient, IsProjectClientOrStaff
 from selfeval_site.api.schema import ERROR_RESPONSES
 
@@ -19,11 +19,8 @@ PROJECT_PARAMETER = OpenApiParameter(
 )
 
 
-class SessionCursorPagination(CursorPagination):
+class SessionCursorPagination(CheckedCursorPagination):
     ordering = ("-created_at", "-id")
-    page_size = 50
-    page_size_query_param = "pageSize"
-    max_page_size = 200
 
 
 @extend_schema_view(

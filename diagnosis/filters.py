@@ -10,6 +10,7 @@ from diagnosis.models import (
     SessionStatus,
     VerifierVerdict,
 )
+from selfeval_site.api.filters import UTCIsoDateTimeFilter
 
 
 class SessionFilter(django_filters.FilterSet):
@@ -30,8 +31,8 @@ class SessionFilter(django_filters.FilterSet):
     evidenceScoreMax = django_filters.NumberFilter(
         field_name="evidence_score", lookup_expr="lte", min_value=0, max_value=100
     )
-    createdAfter = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="gte")
-    createdBefore = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="lt")
+    createdAfter = UTCIsoDateTimeFilter(field_name="created_at", lookup_expr="gte")
+    createdBefore = UTCIsoDateTimeFilter(field_name="created_at", lookup_expr="lt")
     project = django_filters.CharFilter(field_name="project__slug")
 
     class Meta:

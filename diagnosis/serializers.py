@@ -2,21 +2,25 @@
 
 from typing import Any
 
+from django.conf import settings
 from rest_framework import serializers
 
 from diagnosis.constants import NO_EVIDENCE_REF
 from diagnosis.models import (
     DiagnosisSession,
+    DiagnosisStep,
     InvocationStatus,
     MatchLevel,
     SessionMode,
     SessionStatus,
+    ToolInvocation,
 )
-from selfeval_site.api.fields import StrictCharField, StrictRegexField
+from selfeval_site.api.fields import BoundedListField, ColumnIntegerField, StrictCharField, StrictRegexField
 
 MAX_STEPS = 500
 MAX_INVOCATIONS = 1000
 MAX_REFS_PER_INVOCATION = 200
+MAX_ACTIVE_ALERTS = 200
 
 
 class AlertSerializer(serializers.Serializer):
@@ -35,7 +39,7 @@ class ActiveAlertSerializer(serializers.Serializer):
 
 
 class StepInputSerializer(serializers.Serializer):
-    index = serializers.IntegerField(min_value=0)
+    index = ColumnIntegerField(column=DiagnosisStep._meta.get_field("index"))
     name = StrictCharField(max_length=200)
     status = serializers.ChoiceField(choices=SessionStatus.choices)
     detail = serializers.DictField(required=False, default=dict)
@@ -54,7 +58,7 @@ class EvidenceRefInputSerializer(serializers.Serializer):
 
 class RetrievalDetailsSerializer(serializers.Serializer):
     matchLevel = serializers.ChoiceField(choices=MatchLevel.choices)
-    evidenceRefs = serializers.ListField(
+    evidenceRefs = BoundedListField(
         child=EvidenceRefInputSerializer(), required=False, default=list, max_length=MAX_REFS_PER_INVOCATION
     )
 
@@ -65,7 +69,9 @@ class AnyJSONField(serializers.JSONField):
 
 class ToolInvocationInputSerializer(serializers.Serializer):
     invocationId = StrictCharField(max_length=128)
-    stepIndex = serializers.IntegerField(min_value=0, required=False, allow_null=True, default=None)
+    stepIndex = ColumnIntegerField(
+        column=ToolInvocation._meta.get_field("step_index"), required=False, allow_null=True, default=None
+    )
     toolName = StrictCharField(max_length=200)
     status = serializers.ChoiceField(choices=InvocationStatus.choices)
     arguments = serializers.DictField(required=False, default=dict)
@@ -86,18 +92,43 @@ class SessionIngestSerializer(serializers.Serializer):
     createdAt = serializers.DateTimeField(required=False, allow_null=True, default=None)
     finishedAt = serializers.DateTimeField(required=False, allow_null=True, default=None)
     alert = AlertSerializer(required=False, allow_null=True, default=None)
-    activeAlerts = serializers.ListField(child=ActiveAlertSerializer(), required=False, default=list, max_length=200)
-    steps = serializers.ListField(child=StepInputSerializer(), required=False, default=list, max_length=MAX_STEPS)
-    toolInvocations = serializers.ListField(
+    activeAlerts = BoundedListField(
+        child=ActiveAlertSerializer(), required=False, default=list, max_length=MAX_ACTIVE_ALERTS
+    )
+    steps = BoundedListField(child=StepInputSerializer(), required=False, default=list, max_length=MAX_STEPS)
+    toolInvocations = BoundedListField(
         child=ToolInvocationInputSerializer(), required=False, default=list, max_length=MAX_INVOCATIONS
     )
-    executorOutput = serializers.DictField(required=False, allow_null=True, default=None)
+    executorOutput = serializers.DictField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text=(
+            "executor_evidence_v2: at most SELFEVAL_MAX_CLAIMS claims of at most SELFEVAL_MAX_CLAIM_EVIDENCE "
+            "evidence bindings; claim texts and excerpts of at most SELFEVAL_MAX_EXCERPT_CHARS characters."
+        ),
+    )
     selfEvaluation = serializers.DictField(
         required=False,
         allow_null=True,
         default=None,
         help_text="Legacy self_evaluation JSON only; root-level keys are migrated into layers.",
     )
+
+    def validate_executorOutput(self, output: dict[str, Any] | None) -> dict[str, Any] | None:
+        """Bound the claims' number and size; their shape is judged by the evaluation (a malformed
+        output is stored and evaluated as INVALID, as the seed asks)."""
+        claims = (output or {}).get("claims")
+        if not isinstance(claims, list):
+            return output
+        if len(claims) > settings.SELFEVAL_MAX_CLAIMS:
+            raise serializers.ValidationError(
+                {"claims": [f"Ensure this field has no more than {settings.SELFEVAL_MAX_CLAIMS} claims."]}
+            )
+        errors = {index: problems for index, claim in enumerate(claims) if (problems := _claim_size_errors(claim))}
+        if errors:
+            raise serializers.ValidationError({"claims": errors})
+        return output
 
     def validate_steps(self, steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
         _reject_duplicates([step["index"] for step in steps], "step index")
@@ -126,6 +157,33 @@ class SessionIngestSerializer(serializers.Serializer):
                         {"toolInvocations": {position: {"stepIndex": f"No step has index {inv['stepIndex']}."}}}
                     )
         return attrs
+
+
+def _claim_size_errors(claim: Any) -> dict[str, Any]:
+    if not isinstance(claim, dict):
+        return {}
+    limit = settings.SELFEVAL_MAX_EXCERPT_CHARS
+    too_long = f"Ensure this field has no more than {limit} characters."
+    errors: dict[str, Any] = {}
+    if isinstance(claim.get("text"), str) and len(claim["text"]) > limit:
+        errors["text"] = [too_long]
+    evidence = claim.get("evidence")
+    if isinstance(evidence, list):
+        if len(evidence) > settings.SELFEVAL_MAX_CLAIM_EVIDENCE:
+            errors["evidence"] = [
+                f"Ensure this field has no more than {settings.SELFEVAL_MAX_CLAIM_EVIDENCE} evidence bindings."
+            ]
+        else:
+            excerpts = {
+                index: {"excerpt": [too_long]}
+                for index, binding in enumerate(evidence)
+                if isinstance(binding, dict)
+                and isinstance(binding.get("excerpt"), str)
+                and len(binding["excerpt"]) > limit
+            }
+            if excerpts:
+                errors["evidence"] = excerpts
+    return errors
 
 
 def _reject_duplicates(values: list[Any], label: str) -> None:

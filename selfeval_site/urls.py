@@ -8,6 +8,7 @@ from cases.api import CaseViewSet
 from diagnosis.api import SessionViewSet
 from evolution.api import EvolutionThresholdsView, EvolutionVerifyView
 from feedback.api import FeedbackTokenView, FeedbackView
+from selfeval_site.api.errors import api_not_found
 from selfeval_site.backoffice.trace.api import TraceView
 from selfeval_site.health import healthz
 from selfeval_site.otlp.api import OtlpTracesView
@@ -26,9 +27,12 @@ urlpatterns = [
     path("api/evolution/verify", EvolutionVerifyView.as_view(), name="evolution-verify"),
     path("api/evolution/thresholds", EvolutionThresholdsView.as_view(), name="evolution-thresholds"),
     path("api/", include(router.urls)),
+    re_path(r"^api/", api_not_found),
     # OTLP/HTTP's own path, where exporters post when given OTEL_EXPORTER_OTLP_ENDPOINT=<this server>.
     path("v1/traces", OtlpTracesView.as_view(), name="otlp-traces"),
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),
     path("", RedirectView.as_view(pattern_name="admin:index", permanent=False)),
 ]
+
+handler500 = "selfeval_site.api.errors.server_error"

@@ -7,7 +7,9 @@ each invalid input field (camelCase, dotted for nested items) to its messages.
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
-from django.http import Http404
+from django.db import InterfaceError, OperationalError
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -60,6 +62,14 @@ def error_body(code: str, message: str, fields: dict[str, Any] | None = None) ->
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, ApplicationError):
         return Response(error_body(exc.code, exc.message, exc.fields), status=exc.status_code)
+    if isinstance(exc, (OperationalError, InterfaceError)):
+        # The database is unreachable (or refused the connection): a transient condition, as
+        # /healthz reports it; errors of a statement itself (DataError, IntegrityError) stay 500s.
+        return Response(
+            error_body("database_unavailable", "The database is unavailable; retry later."),
+            status=status.HTTP_503_SERVICE_UNAVAILABLE,
+            headers={"Retry-After": "5"},
+        )
     if isinstance(exc, Http404):
         exc = exceptions.NotFound(str(exc) or "Not found.")
     elif isinstance(exc, PermissionDenied):
@@ -78,3 +88,15 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
         code = exc.get_codes() if isinstance(exc.get_codes(), str) else exc.default_code
         response.data = error_body(code, message)
     return response
+
+
+def api_not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
+    """Every address under /api/ that no route serves."""
+    return JsonResponse(error_body("not_found", "No API endpoint at this address."), status=404)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """handler500: the envelope under /api/ (DEBUG off), Django's page elsewhere."""
+    if request.path.startswith("/api/"):
+        return JsonResponse(error_body("server_error", "Server error"), status=500)
+    return defaults.server_error(request)

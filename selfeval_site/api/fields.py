@@ -1,5 +1,7 @@
 from typing import Any
 
+from django.db import models
+from django.db.backends.base.operations import BaseDatabaseOperations
 from rest_framework import serializers
 
 
@@ -20,4 +22,31 @@ class StrictRegexField(serializers.RegexField):
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):
             self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class ColumnIntegerField(serializers.IntegerField):
+    """An integer bounded by the range of the model column it is stored in.
+
+    The range is the portable one Django knows for the column type (PostgreSQL's `integer` for a
+    PositiveIntegerField: 0..2^31-1), checked the same on SQLite, which would hold more.
+    """
+
+    def __init__(self, *, column: models.Field, **kwargs: Any) -> None:
+        low, high = BaseDatabaseOperations.integer_field_ranges[column.get_internal_type()]
+        kwargs.setdefault("min_value", low)
+        kwargs.setdefault("max_value", high)
+        super().__init__(**kwargs)
+
+
+class BoundedListField(serializers.ListField):
+    """A ListField that refuses an over-long list before validating a single item.
+
+    DRF validates every item first and checks `max_length` afterwards: 320,000 items for a
+    limit of 200 cost seconds of serializer work just to be refused.
+    """
+
+    def to_internal_value(self, data: Any) -> list[Any]:
+        if self.max_length is not None and isinstance(data, list) and len(data) > self.max_length:
+            self.fail("max_length", max_length=self.max_length)
         return super().to_internal_value(data)

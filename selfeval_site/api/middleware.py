@@ -1,7 +1,8 @@
 from collections.abc import Callable
+from urllib.parse import unquote_plus
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 
 from .errors import error_body
 
@@ -26,4 +27,23 @@ class RequestBodyLimitMiddleware:
                     ),
                     status=413,
                 )
+        return self.get_response(request)
+
+
+class NulInURLMiddleware:
+    """Answer 400 for a NUL character in the path or the query string, before any view runs.
+
+    No text column can be compared with NUL on PostgreSQL (the query fails), so `/api/trace/%00`
+    or `?project=%00` would reach the database as a 500; SQLite answers them alike.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if "\x00" in request.path or "\x00" in unquote_plus(request.META.get("QUERY_STRING", "")):
+            message = "The URL contains a NUL character (%00)."
+            if request.path.startswith("/api/"):
+                return JsonResponse(error_body("invalid", message), status=400)
+            return HttpResponseBadRequest(message, content_type="text/plain; charset=utf-8")
         return self.get_response(request)

@@ -7,7 +7,7 @@ edits one: the change view is the inspector, and every action goes through a ser
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Exists, OuterRef, Q
-from django.http import HttpResponseNotAllowed, HttpResponseRedirect
+from django.http import Http404, HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -210,7 +210,11 @@ class DiagnosisSessionAdmin(
         """The session a POST action acts on; callers answer 405 to anything but POST first."""
         if not allowed:
             raise PermissionDenied
-        return get_object_or_404(self.get_queryset(request), pk=object_id)
+        try:
+            pk = int(object_id)
+        except ValueError:
+            raise Http404 from None
+        return get_object_or_404(self.get_queryset(request), pk=pk)
 
     # -- inspector -------------------------------------------------------------------------
 

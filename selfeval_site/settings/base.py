@@ -94,6 +94,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "selfeval_site.api.middleware.RequestBodyLimitMiddleware",
+    "selfeval_site.api.middleware.NulInURLMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -196,7 +197,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["selfeval_site.api.permissions.IsProjectClientOrStaff"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["selfeval_site.api.parsers.CheckedJSONParser"],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "selfeval_site.api.errors.api_exception_handler",
@@ -234,6 +235,14 @@ SPECTACULAR_SETTINGS = {
 # Bodies larger than this get 413 before any parsing.
 SELFEVAL_MAX_BODY_BYTES = env_int("SELFEVAL_MAX_BODY_BYTES", 5 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = SELFEVAL_MAX_BODY_BYTES
+# API bodies nested deeper than this (objects and arrays) get 400 (selfeval_site/api/parsers.py).
+SELFEVAL_MAX_JSON_DEPTH = env_int("SELFEVAL_MAX_JSON_DEPTH", 64)
+
+# Claims of the executor output a session may carry (executor_evidence_v2), evidence bindings per
+# claim, and characters of a claim's text or of one evidence excerpt: more is a 400 at ingestion.
+SELFEVAL_MAX_CLAIMS = env_int("SELFEVAL_MAX_CLAIMS", 200)
+SELFEVAL_MAX_CLAIM_EVIDENCE = env_int("SELFEVAL_MAX_CLAIM_EVIDENCE", 20)
+SELFEVAL_MAX_EXCERPT_CHARS = env_int("SELFEVAL_MAX_EXCERPT_CHARS", 2000)
 
 # OpenTelemetry ingestion (POST /v1/traces, selfeval_site/otlp). Spans wait in the database until
 # their trace's root span arrives; limits refuse spans one by one (OTLP partial success), never a request.

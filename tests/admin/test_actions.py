@@ -7,6 +7,8 @@ from django.urls import reverse
 from cases.models import BadCase, Case
 from diagnosis.models import DiagnosisSession, SessionReview
 from diagnosis.services.reviews import session_mark_reviewed
+from selfeval_site.backoffice.triage import TRIAGE_CHANGELIST
+from tests.admin.conftest import logged_in
 from tests.factories import UserFactory, evaluated_session
 
 pytestmark = pytest.mark.django_db
@@ -61,6 +63,26 @@ def test_actions_on_unknown_session_are_404(reviewer_client):
     response = reviewer_client.post(reverse("admin:diagnosis_diagnosissession_open_bad_case", args=[999999]))
 
     assert response.status_code == 404
+
+
+@pytest.mark.parametrize("action", ["rerun", "review", "open-bad-case", "create-case"])
+@pytest.mark.parametrize("object_id", ["abc", "1.5", "99999999999999999999999", "%00"])
+def test_actions_on_a_malformed_session_id_are_404(superuser, session, action, object_id):
+    response = logged_in(superuser).post(f"/admin/diagnosis/diagnosissession/{object_id}/{action}/")
+
+    assert response.status_code in (400, 404), response.status_code
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["p=99999999999999999999", "p=-1", "p=x", "project__id__exact=99999999999999999999", "mode__exact=nonsense"],
+)
+def test_triage_queue_answers_malformed_parameters_without_a_server_error(reviewer_client, rejected_session, query):
+    response = reviewer_client.get(reverse(TRIAGE_CHANGELIST) + "?" + query)
+
+    assert response.status_code < 500
+    if response.status_code == 302:  # the admin's own answer to a lookup it cannot apply
+        assert response["Location"].endswith("?e=1")
 
 
 def test_open_bad_case_from_the_inspector_is_idempotent(reviewer_client, session):

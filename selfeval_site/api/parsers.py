@@ -1,0 +1,117 @@
+"""The JSON parser of every API body: what no database column can store is refused here, once.
+
+PostgreSQL refuses NUL (`\\u0000`) in text and JSON, and no database driver can encode a lone
+surrogate (`\\ud800`); `1e400` parses as infinity, which JSON cannot hold; and a body nested
+thousands of levels deep overflows the recursion of every later step. Each is a 400 that names
+the offending field (`toolInvocations.0.arguments.q`), the same on SQLite and PostgreSQL, so a
+request either passes on both databases or fails on both.
+
+The checks cost next to nothing on ordinary bodies: NaN and Infinity are refused by the
+decoder, only an escape can put NUL or a surrogate into a parsed string (raw control characters
+are invalid JSON, a raw surrogate invalid UTF-8), so strings are only walked when the body holds
+such an escape or an overflowing number; the depth walk visits containers only, a level at a time.
+"""
+
+import json
+import math
+import re
+from typing import Any
+
+from django.conf import settings
+from rest_framework import parsers
+from rest_framework.exceptions import ParseError, ValidationError
+
+_SUSPECT_ESCAPE = re.compile(r"\\u(?:0000|d[89a-f][0-9a-f]{2})", re.IGNORECASE)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_CONTAINERS = (dict, list)
+
+
+def _refuse_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def json_loads_checked(text: str, *, max_depth: int) -> Any:
+    """`json.loads` that raises ValidationError({path: [message]}) for a value no column can store
+    (NUL, lone surrogate, non-finite number) or a nesting deeper than `max_depth`, and ValueError
+    for text that is not JSON."""
+    overflowed = False
+
+    def parse_float(token: str) -> float:
+        nonlocal overflowed
+        value = float(token)
+        overflowed = overflowed or not math.isfinite(value)
+        return value
+
+    try:
+        data = json.loads(text, parse_float=parse_float, parse_constant=_refuse_constant)
+    except RecursionError:
+        raise ValidationError({"non_field_errors": [f"Nested more than {max_depth} levels deep."]}) from None
+    if overflowed or _SUSPECT_ESCAPE.search(text) or _deeper_than(data, max_depth):
+        problem = _first_problem(data, max_depth)
+        if problem is not None:
+            path, message = problem
+            raise ValidationError({path or "non_field_errors": [message]})
+    return data
+
+
+def _deeper_than(data: Any, max_depth: int) -> bool:
+    level = [data] if isinstance(data, _CONTAINERS) else []
+    depth = 0
+    while level:
+        depth += 1
+        if depth > max_depth:
+            return True
+        level = [
+            child
+            for node in level
+            for child in (node.values() if type(node) is dict else node)
+            if isinstance(child, _CONTAINERS)
+        ]
+    return False
+
+
+def _string_problem(value: str) -> str | None:
+    if "\x00" in value:
+        return "contains a NUL character (\\u0000), which cannot be stored"
+    if not value.isascii() and _SURROGATE.search(value):
+        return "contains a lone surrogate (\\ud800-\\udfff), which is not a character"
+    return None
+
+
+def _first_problem(data: Any, max_depth: int) -> tuple[str, str] | None:
+    """The path and message of the first unstorable value, depth first."""
+    stack: list[tuple[Any, tuple[str, ...]]] = [(data, ())]
+    while stack:
+        node, path = stack.pop()
+        where = ".".join(path)
+        if isinstance(node, str):
+            message = _string_problem(node)
+            if message:
+                return where, f"Text {message}."
+        elif isinstance(node, float) and not math.isfinite(node):
+            return where, "Number out of range (a JSON number must be finite)."
+        elif isinstance(node, _CONTAINERS):
+            if len(path) >= max_depth:
+                return where, f"Nested more than {max_depth} levels deep."
+            if type(node) is dict:
+                for key in node:
+                    message = _string_problem(key)
+                    if message:
+                        return where, f"A key {message}."
+                items = [(value, (*path, key)) for key, value in node.items()]
+            else:
+                items = [(value, (*path, str(index))) for index, value in enumerate(node)]
+            stack.extend(reversed(items))
+    return None
+
+
+class CheckedJSONParser(parsers.JSONParser):
+    """DRF's JSON parser with `json_loads_checked` (depth bound: SELFEVAL_MAX_JSON_DEPTH)."""
+
+    def parse(self, stream, media_type=None, parser_context=None) -> Any:
+        encoding = parsers.get_encoding(parser_context or {})
+        try:
+            text = stream.read().decode(encoding)
+            return json_loads_checked(text, max_depth=settings.SELFEVAL_MAX_JSON_DEPTH)
+        except ValueError as exc:  # also UnicodeDecodeError and json.JSONDecodeError
+            raise ParseError(f"JSON parse error - {exc}") from None
