@@ -20,7 +20,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import OuterRef, Subquery
+from django.db.models import OuterRef, Q, Subquery
 from django.utils import timezone
 
 from diagnosis.constants import Layer
@@ -115,12 +115,15 @@ def _errors_text(result: PipelineResult) -> str:
 def _store_claim_checks(session_pk: int, result: PipelineResult, ref_pks: dict[str, int]) -> None:
     """Upsert this round's claim checks on (session, round, claim_id) and relink their refs.
 
-    Four statements whatever the number of claims: drop claims no longer in the output, upsert
+    Four statements whatever the number of claims or rounds: drop claims no longer in the
+    output together with the rounds older than the latest SELFEVAL_CLAIM_CHECK_ROUNDS, upsert
     the rest (ids come back from the upsert), drop their ref links, insert the current links.
     """
     claims: list[ClaimResult] = result.claim_results
-    ClaimCheck.objects.filter(session_id=session_pk, round=result.round).exclude(
-        claim_id__in=[claim.claim_id for claim in claims]
+    ClaimCheck.objects.filter(
+        Q(round=result.round) & ~Q(claim_id__in=[claim.claim_id for claim in claims])
+        | Q(round__lte=result.round - settings.SELFEVAL_CLAIM_CHECK_ROUNDS),
+        session_id=session_pk,
     ).delete()
     if not claims:
         return

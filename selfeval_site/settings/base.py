@@ -261,6 +261,10 @@ SELFEVAL_OTLP_L1_SCORE = env_float("SELFEVAL_OTLP_L1_SCORE", 0.5)
 if not SELFEVAL_OTLP_L1_SCORE <= SELFEVAL_OTLP_L0_SCORE:
     raise ImproperlyConfigured("SELFEVAL_OTLP_L1_SCORE must not exceed SELFEVAL_OTLP_L0_SCORE")
 
+# Verifier rounds whose claim checks are kept per session (a round starts when the evidence
+# changes); older rounds are deleted by the evaluation that stores a new one.
+SELFEVAL_CLAIM_CHECK_ROUNDS = env_int("SELFEVAL_CLAIM_CHECK_ROUNDS", 10)
+
 # Lifetime in seconds of the signed feedback tokens end users' browsers vote with.
 SELFEVAL_FEEDBACK_TOKEN_TTL = env_int("SELFEVAL_FEEDBACK_TOKEN_TTL", 15 * 60)
 # How long (seconds) POST /api/feedback remembers an Idempotency-Key and the answer it got.

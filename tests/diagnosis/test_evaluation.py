@@ -208,6 +208,28 @@ def test_new_evidence_starts_a_new_round_and_keeps_the_old_rows(project):
     ]
 
 
+def test_claim_check_history_keeps_the_latest_rounds_only(project, settings, django_assert_num_queries):
+    settings.SELFEVAL_CLAIM_CHECK_ROUNDS = 3
+    payload = sized_payload(invocations=1, claims=2)
+    session = session_ingest(project, payload)
+    for number in range(1, 8):  # seven rounds: each re-post brings new evidence
+        payload["toolInvocations"][0]["retrievalDetails"]["evidenceRefs"][0]["content"] = (
+            f"日志 {number}：order-service 的数据库连接池耗尽。"
+        )
+        session_ingest(project, payload)
+        with django_assert_num_queries(STATEMENTS_PER_EVALUATION):
+            session_evaluate(session_pk=session.pk)
+
+    session.refresh_from_db()
+    assert session.self_evaluation[VERIFIER_LAYER]["round"] == 7
+    rounds = ClaimCheck.objects.filter(session=session).values_list("round", flat=True)
+    assert sorted(set(rounds)) == [5, 6, 7] and len(rounds) == 6
+
+
+def test_claim_check_history_is_bounded_by_default(settings):
+    assert settings.SELFEVAL_CLAIM_CHECK_ROUNDS == 10
+
+
 def test_claim_dropped_by_the_agent_disappears_from_the_round(project):
     payload = sized_payload(invocations=2, claims=2)
     session = session_ingest(project, payload)
@@ -337,7 +359,7 @@ def test_a_payload_is_judged_on_the_same_data_as_its_stored_rows(project):
 # --- SQL statements per evaluated session: independent of invocations and claims -------------
 
 # 3 reads (session, invocations, refs), then one transaction: SAVEPOINT, lock + staleness check,
-# merge (SAVEPOINT, SELECT FOR UPDATE, UPDATE, RELEASE), stale claim-check DELETE, claim-check
+# merge (SAVEPOINT, SELECT FOR UPDATE, UPDATE, RELEASE), DELETE of dropped claims and expired rounds, claim-check
 # upsert, ref-link DELETE, ref-link INSERT, RELEASE.
 STATEMENTS_PER_EVALUATION = 14
 
