@@ -9,7 +9,7 @@ from diagnosis.api import SessionViewSet
 from evolution.api import EvolutionThresholdsView, EvolutionVerifyView
 from feedback.api import FeedbackTokenView, FeedbackView
 from selfeval_site.api.errors import api_not_found
-from selfeval_site.backoffice.trace.api import TraceView
+from selfeval_site.backoffice.trace.api import TraceInvocationOutputView, TraceRefView, TraceView
 from selfeval_site.health import healthz
 from selfeval_site.otlp.api import OtlpTracesView
 
@@ -24,6 +24,16 @@ urlpatterns = [
     path("api/feedback", FeedbackView.as_view(), name="feedback"),
     re_path(r"^api/sessions/(?P<session_id>[^/]+)/feedback-token$", FeedbackTokenView.as_view(), name="feedback-token"),
     re_path(r"^api/trace/(?P<session_id>[^/]+)$", TraceView.as_view(), name="trace"),
+    re_path(
+        r"^api/trace/(?P<session_id>[^/]+)/invocations/(?P<position>[0-9]{1,10})/output$",
+        TraceInvocationOutputView.as_view(),
+        name="trace-invocation-output",
+    ),
+    re_path(
+        r"^api/trace/(?P<session_id>[^/]+)/invocations/(?P<position>[0-9]{1,10})/refs/(?P<ref_position>[0-9]{1,10})$",
+        TraceRefView.as_view(),
+        name="trace-ref",
+    ),
     path("api/evolution/verify", EvolutionVerifyView.as_view(), name="evolution-verify"),
     path("api/evolution/thresholds", EvolutionThresholdsView.as_view(), name="evolution-thresholds"),
     path("api/", include(router.urls)),

@@ -11,6 +11,7 @@ from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+from rest_framework.utils.urls import replace_query_param
 
 from diagnosis.evaluation_layers import (
     FactCheck,
@@ -21,8 +22,9 @@ from diagnosis.evaluation_layers import (
     layer_json,
     self_evaluation_read,
 )
-from diagnosis.models import ClaimCheck, InvocationStatus
-from diagnosis.serializers import SessionContentSerializer, StepSerializer, ToolInvocationSerializer
+from diagnosis.models import ClaimCheck
+from diagnosis.serializers import SessionContentSerializer, StepSerializer
+from selfeval_site.backoffice.trace.invocations import TraceInvocationSerializer, TracePageSerializer
 from selfeval_site.backoffice.trace.selectors import Trace
 
 
@@ -161,7 +163,8 @@ class TraceSerializer(serializers.Serializer):
 
     session = TraceSessionSerializer()
     steps = StepSerializer(many=True)
-    toolInvocations = ToolInvocationSerializer(source="invocations", many=True)
+    toolInvocations = serializers.SerializerMethodField()
+    toolInvocationsPage = serializers.SerializerMethodField()
     feedback = serializers.SerializerMethodField()
     hasFeedback = serializers.SerializerMethodField()
     hasRuleEvaluation = serializers.SerializerMethodField()
@@ -169,6 +172,28 @@ class TraceSerializer(serializers.Serializer):
     hasAiOpsRuleEvaluation = serializers.SerializerMethodField()
     selfEvaluation = serializers.SerializerMethodField()
     views = serializers.SerializerMethodField()
+
+    @extend_schema_field(TraceInvocationSerializer(many=True))
+    def get_toolInvocations(self, trace: Trace) -> list[dict[str, Any]]:
+        context = {
+            **self.context,
+            "session_id": trace.session.session_id,
+            "invocation_position": {inv.pk: inv.position for inv in trace.invocations},
+        }
+        return TraceInvocationSerializer(trace.invocations, many=True, context=context).data
+
+    @extend_schema_field(TracePageSerializer)
+    def get_toolInvocationsPage(self, trace: Trace) -> dict[str, Any]:
+        page = trace.invocation_page
+        url = self.context["request"].build_absolute_uri()
+        following, preceding = page.offset + page.limit, max(0, page.offset - page.limit)
+        return {
+            "offset": page.offset,
+            "limit": page.limit,
+            "total": page.total,
+            "next": replace_query_param(url, "invocationOffset", following) if following < page.total else None,
+            "previous": replace_query_param(url, "invocationOffset", preceding) if page.offset > 0 else None,
+        }
 
     def get_feedback(self, trace: Trace) -> str | None:
         return trace.session.feedback or None
@@ -214,8 +239,8 @@ class TraceSerializer(serializers.Serializer):
                 else None,
                 "durationMs": duration,
                 "stepCount": len(trace.steps),
-                "invocationCount": len(trace.invocations),
-                "failedInvocationCount": sum(1 for inv in trace.invocations if inv.status == InvocationStatus.FAILED),
+                "invocationCount": trace.invocation_page.total,
+                "failedInvocationCount": trace.invocation_page.failed,
                 "evaluationState": session.evaluation_state,
             },
             "evidence": {
