@@ -1,4 +1,5 @@
-"""Evolution verification speed without competitors: two answers of about 5,000 characters.
+"""Evolution verification speed without competitors: two answers of about 5,000 characters, and
+the largest request the API accepts (20,000-character query, two 200,000-character answers).
 
 Pure code, no database and no network: the guide promises basic < 50 ms, structure < 10 ms,
 quality < 200 ms per verification. Measured: the whole `evolution_decide` (five dimensions, decision,
@@ -25,6 +26,8 @@ from evolution.services.types import Thresholds  # noqa: E402
 
 QUERY = "如何提高学习注意力？"
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "200"))
+# The API's bounds (evolution/serializers.py MAX_QUERY_CHARS, MAX_ANSWER_CHARS); this benchmark runs without Django.
+MAX_QUERY_CHARS, MAX_ANSWER_CHARS = 20_000, 200_000
 
 SECTION = """## {n}. 第{n}个提高学习注意力的方法
 
@@ -83,6 +86,21 @@ def main() -> None:
         print(f"{name:<24} median {median:8.3f} ms   p95 {p95:8.3f} ms{goal}")
     result = evolution_decide(query=QUERY, old_response=old, new_response=new, thresholds=thresholds)
     print(f"decision: is_valid={result.is_valid} confidence={result.confidence}")
+    print(f"maximum size             median {largest_verification(thresholds):8.3f} ms   (one uncached call)")
+
+
+def largest_verification(thresholds: Thresholds) -> float:
+    """The largest request the API accepts: a query of MAX_QUERY_CHARS distinct words (the most
+    keywords) and two answers of MAX_ANSWER_CHARS; the keyword cache is cleared each round."""
+    words = " ".join(f"w{n:05d}" for n in range(MAX_QUERY_CHARS // 7))[:MAX_QUERY_CHARS]
+    old, new = answer(MAX_ANSWER_CHARS, 1)[:MAX_ANSWER_CHARS], answer(MAX_ANSWER_CHARS, 3)[:MAX_ANSWER_CHARS]
+    samples = []
+    for _ in range(5):
+        query_keywords.cache_clear()
+        started = time.perf_counter()
+        evolution_decide(query=words, old_response=old, new_response=new, thresholds=thresholds)
+        samples.append((time.perf_counter() - started) * 1000)
+    return statistics.median(samples)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ Clarity (10)      = 3 x headings (full at 2) + 3 x list items (full at 3)
 
 import re
 from dataclasses import dataclass
+from itertools import islice
 
 from evolution.services.structure import StructureFeatures, structure_parse
 from evolution.services.text import char_length, keyword_coverage, query_keywords
@@ -60,6 +61,12 @@ def _part(weight: float, value: float, full: float) -> float:
     return weight * min(1.0, value / full) if full else weight
 
 
+def _count(pattern: re.Pattern[str], text: str, full: int) -> int:
+    """Matches of `pattern`, counted up to `full`: past it a part scores the same, and a long
+    answer has thousands of numbers."""
+    return sum(1 for _ in islice(pattern.finditer(text), full))
+
+
 def quality_score(*, query: str, response: str, features: StructureFeatures | None = None) -> QualityScores:
     features = features or structure_parse(text=response)
     coverage, missing = keyword_coverage(keywords=query_keywords(query), text=response)
@@ -67,10 +74,10 @@ def quality_score(*, query: str, response: str, features: StructureFeatures | No
 
     completeness = 5 * coverage + _part(3, length, FULL_LENGTH) + 2 * features.score
     usefulness = (
-        _part(4, features.list_items + len(_ACTIONS.findall(response)), 8)
-        + _part(2, len(_EXAMPLES.findall(response)) + features.code_blocks, 2)
-        + _part(2, len(_NUMBERS.findall(response)), 3)
-        + _part(2, len(_REFERENCES.findall(response)), 2)
+        _part(4, features.list_items + _count(_ACTIONS, response, 8), 8)
+        + _part(2, _count(_EXAMPLES, response, 2) + features.code_blocks, 2)
+        + _part(2, _count(_NUMBERS, response, 3), 3)
+        + _part(2, _count(_REFERENCES, response, 2), 2)
     )
     average_block = features.block_chars / features.text_blocks if features.text_blocks else 0
     readability = 0.0 if not average_block else min(1.0, READABLE_BLOCK / average_block)

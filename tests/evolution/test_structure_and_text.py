@@ -3,8 +3,8 @@
 import pytest
 
 from evolution.services.quality import WEIGHTS, quality_score
-from evolution.services.structure import structure_parse
-from evolution.services.text import char_length, keyword_coverage, query_keywords
+from evolution.services.structure import STRUCTURE_CHARS, structure_parse
+from evolution.services.text import MAX_KEYWORDS, char_length, keyword_coverage, query_keywords
 from tests.evolution.samples import NEW_STUDY_ANSWER, STUDY_QUERY
 
 
@@ -119,3 +119,33 @@ def test_quality_rewards_keywords_examples_data_and_references():
 
     assert rich.completeness > bare.completeness
     assert rich.usefulness > bare.usefulness
+
+
+# --- bounded work for the longest answers the API accepts (issue 12, 3) ----------------------
+
+
+def test_structure_is_read_from_the_first_structure_chars_cut_at_a_line_break():
+    prose = ("连接池耗尽时请求排队超时。" * 40 + "\n\n") * 60
+    assert len(prose) > STRUCTURE_CHARS
+    before = "# 根因\n\n" + prose + "```text\ncode after the bound\n```\n"
+
+    features = structure_parse(text=before)
+
+    assert features.has_headings and not features.has_code
+    assert features.paragraphs == prose[: STRUCTURE_CHARS - len("# 根因\n\n")].count("\n\n")
+
+
+def test_saturated_counts_score_as_the_full_counts_did():
+    many = "建议 " * 50 + "例如 " * 50 + " ".join(str(n) for n in range(500)) + " https://a https://b https://c"
+    few = "建议 " * 8 + "例如 " * 2 + "1 2 3 https://a https://b"
+
+    assert quality_score(query="q", response=many).usefulness == quality_score(query="q", response=few).usefulness
+
+
+def test_a_query_yields_at_most_max_keywords():
+    query = " ".join(f"word{chr(97 + a)}{chr(97 + b)}" for a in range(26) for b in range(26))
+
+    keywords = query_keywords(query)
+
+    assert len(keywords) == MAX_KEYWORDS
+    assert keywords[:2] == ("wordaa", "wordab")
