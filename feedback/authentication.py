@@ -9,6 +9,7 @@ from feedback.models import FeedbackClient
 from feedback.services import FeedbackSubmitter
 from feedback.tokens import FeedbackGrant, FeedbackTokenError, feedback_token_read
 from selfeval_site.api.authentication import STAFF_DATA_PERMISSION
+from selfeval_site.api.throttling import AuthenticationFailureThrottle
 from selfeval_site.tenancy.access import Access
 from selfeval_site.tenancy.models import ProjectAPIKey
 
@@ -16,26 +17,30 @@ FEEDBACK_TOKEN_KEYWORD = "Feedback-Token"  # noqa: S105 (a header keyword, not a
 
 
 class FeedbackTokenAuthentication(authentication.BaseAuthentication):
-    """`request.auth` becomes the token's FeedbackGrant; expired or forged tokens are a 401."""
+    """`request.auth` becomes the token's FeedbackGrant; expired or forged tokens are a 401 (and
+    count against the client's address, as failed API keys do)."""
 
     def authenticate(self, request: Request) -> tuple[AnonymousUser, FeedbackGrant] | None:
         header = authentication.get_authorization_header(request).decode("latin-1")
         keyword, _, token = header.partition(" ")
         if keyword != FEEDBACK_TOKEN_KEYWORD:
             return None
-        token = token.strip()
-        if not token:
-            raise exceptions.AuthenticationFailed("Empty feedback token")
-        try:
-            grant = feedback_token_read(token=token)
-        except FeedbackTokenError as error:
-            raise exceptions.AuthenticationFailed(str(error)) from None
+        grant = AuthenticationFailureThrottle().guard(request, lambda: _granted(token.strip()))
         # The throttle counts token requests per end user of a project (see ClientScopedRateThrottle).
         request.feedback_end_user = f"{grant.project_id}/{grant.end_user_id}"
         return AnonymousUser(), grant
 
     def authenticate_header(self, request: Request) -> str:
         return FEEDBACK_TOKEN_KEYWORD
+
+
+def _granted(token: str) -> FeedbackGrant:
+    if not token:
+        raise exceptions.AuthenticationFailed("Empty feedback token")
+    try:
+        return feedback_token_read(token=token)
+    except FeedbackTokenError as error:
+        raise exceptions.AuthenticationFailed(str(error)) from None
 
 
 class CanSubmitFeedback(permissions.BasePermission):

@@ -2,6 +2,7 @@
 
 import pytest
 import time_machine
+from django.core.cache import cache
 from django.db import connection
 from rest_framework.test import APIClient
 
@@ -33,6 +34,14 @@ def _pinned_clock():
     """Every test starts at the run's pinned instant; time ticks on from there (timeouts still work)."""
     with time_machine.travel(clock.now(), tick=True):
         yield
+
+
+@pytest.fixture(autouse=True)
+def _empty_cache():
+    """Every test starts with an empty cache: with the clock pinned, every test would otherwise
+    count its rate limits (and failed authentications) in the same window as the tests before."""
+    cache.clear()
+    yield
 
 
 @pytest.fixture

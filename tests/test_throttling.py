@@ -2,6 +2,7 @@
 
 import pytest
 from django.core.cache import cache
+from rest_framework.test import APIClient
 
 from selfeval_site.api.throttling import ClientScopedRateThrottle
 from tests.feedback.helpers import make_session, post_json
@@ -11,7 +12,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture(autouse=True)
 def three_per_minute(monkeypatch):
-    monkeypatch.setattr(ClientScopedRateThrottle, "THROTTLE_RATES", {"feedback": "3/min"})
+    monkeypatch.setattr(ClientScopedRateThrottle, "THROTTLE_RATES", {"feedback": "3/min", "auth_failure": "20/min"})
     cache.clear()
     yield
     cache.clear()
@@ -65,3 +66,68 @@ def test_an_expired_counter_is_started_again(api, project, clock):
 
     assert [vote(api).status_code for _ in range(3)] == [200, 200, 200]
     assert vote(api).status_code == 429
+
+
+# --- failed authentications, per client address (issue 12, 4) --------------------------------
+
+
+@pytest.fixture
+def auth_failures(monkeypatch):
+    monkeypatch.setattr(ClientScopedRateThrottle, "THROTTLE_RATES", {"auth_failure": "5/min", "ingestion": "100/min"})
+
+
+def sessions_as(key: str, address: str = "198.51.100.7", scheme: str = "Api-Key"):
+    return APIClient(REMOTE_ADDR=address).get("/api/sessions", HTTP_AUTHORIZATION=f"{scheme} {key}")
+
+
+def test_bad_keys_from_one_address_are_throttled_before_they_are_checked(
+    api_key, project, auth_failures, clock, django_assert_num_queries
+):
+    statuses = [sessions_as(f"guess{n:03d}.secret{n}").status_code for n in range(40)]
+
+    assert statuses == [401] * 5 + [429] * 35
+    refused = sessions_as("guess999.secret")
+    assert refused.json()["error"]["code"] == "throttled"
+    assert refused["Retry-After"] == "60"
+    with django_assert_num_queries(0):  # not even the key's prefix is looked up
+        assert sessions_as("guess998.secret").status_code == 429
+
+
+def test_while_an_address_is_throttled_even_a_valid_key_waits_other_addresses_do_not(
+    api_key, project, auth_failures, clock
+):
+    for n in range(5):
+        sessions_as(f"guess{n:03d}.secret")
+
+    assert sessions_as(api_key).status_code == 429  # a right key must not be told from a wrong one
+    assert sessions_as(api_key, address="203.0.113.9").status_code == 200
+    assert sessions_as("guess777.secret", address="203.0.113.9").status_code == 401
+    clock[0] += 60
+    assert sessions_as(api_key).status_code == 200
+
+
+def test_successful_authentications_are_not_counted(api_key, project, auth_failures, clock):
+    assert [sessions_as(api_key).status_code for _ in range(20)] == [200] * 20
+
+    assert sessions_as("guess000.secret").status_code == 401
+
+
+def test_bad_feedback_tokens_count_as_failures_too(api_key, project, auth_failures, clock, monkeypatch):
+    monkeypatch.setitem(ClientScopedRateThrottle.THROTTLE_RATES, "feedback", "100/min")
+    client = APIClient(REMOTE_ADDR="198.51.100.7")
+    statuses = [
+        client.post(
+            "/api/feedback",
+            {"sessionId": "s-1", "feedback": "useful"},
+            format="json",
+            HTTP_AUTHORIZATION=f"Feedback-Token forged-{n}",
+        ).status_code
+        for n in range(7)
+    ]
+
+    assert statuses == [401] * 5 + [429] * 2
+    assert sessions_as("guess000.secret").status_code == 429
+
+
+def test_the_default_budget_of_failed_authentications(settings):
+    assert settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["auth_failure"] == "20/min"

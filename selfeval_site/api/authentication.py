@@ -4,6 +4,7 @@ from django.contrib.auth.models import AnonymousUser
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
+from selfeval_site.api.throttling import AuthenticationFailureThrottle
 from selfeval_site.tenancy.access import Access
 from selfeval_site.tenancy.models import ProjectAPIKey
 from selfeval_site.tenancy.services import InvalidAPIKey, api_key_verify
@@ -16,7 +17,8 @@ STAFF_DATA_PERMISSION = "diagnosis.view_diagnosissession"
 class ProjectAPIKeyAuthentication(authentication.BaseAuthentication):
     """`Authorization: Api-Key <key>`; keys are stored only as hashes (djangorestframework-api-key).
 
-    Verified through the tenancy service's cache, which a revoked key never passes.
+    Verified through the tenancy service's cache, which a revoked key never passes. Failures
+    count against the client's address (AuthenticationFailureThrottle, THROTTLE_AUTH_FAILURES).
     """
 
     def authenticate(self, request: Request) -> tuple[AnonymousUser, ProjectAPIKey] | None:
@@ -24,16 +26,19 @@ class ProjectAPIKeyAuthentication(authentication.BaseAuthentication):
         keyword, _, key = header.partition(" ")
         if keyword != API_KEY_KEYWORD:
             return None
-        key = key.strip()
-        if not key:
-            raise exceptions.AuthenticationFailed("Empty API key")
-        try:
-            return AnonymousUser(), api_key_verify(key=key)
-        except InvalidAPIKey:
-            raise exceptions.AuthenticationFailed("Invalid, revoked or expired API key") from None
+        return AuthenticationFailureThrottle().guard(request, lambda: (AnonymousUser(), _verified(key.strip())))
 
     def authenticate_header(self, request: Request) -> str:
         return API_KEY_KEYWORD
+
+
+def _verified(key: str) -> ProjectAPIKey:
+    if not key:
+        raise exceptions.AuthenticationFailed("Empty API key")
+    try:
+        return api_key_verify(key=key)
+    except InvalidAPIKey:
+        raise exceptions.AuthenticationFailed("Invalid, revoked or expired API key") from None
 
 
 def request_api_key(request: Request) -> ProjectAPIKey | None:

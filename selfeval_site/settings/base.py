@@ -6,6 +6,7 @@ Development is the default: SQLite under var/, tasks run in process, DEBUG on.
 
 import json
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -81,6 +82,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_tasks_db",
+    "axes",
     "selfeval_site.tenancy",
     "diagnosis",
     "feedback",
@@ -102,6 +104,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "selfeval_site.urls"
@@ -190,6 +194,23 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 
 LOGIN_URL = "admin:login"
 
+# Admin login throttling (django-axes): after AXES_FAILURE_LIMIT wrong passwords for one username
+# from one address, that pair is locked out for AXES_COOLOFF_TIME (the login page answers 429);
+# a successful login resets the count. Failures are counted in the database (axes' AccessAttempt,
+# shown in the admin, where a superuser can also delete one to unlock early).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("SELFEVAL_LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("SELFEVAL_LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_DISABLE_ACCESS_LOG = True  # no row per successful login; failures are what the lockout needs
+AXES_LOCKOUT_TEMPLATE = "admin/lockout.html"
+# The client's address, by the same rule as the API's rate limits (SELFEVAL_TRUSTED_PROXIES).
+AXES_CLIENT_IP_CALLABLE = "selfeval_site.api.throttling.client_address"
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "selfeval_site.api.authentication.ProjectAPIKeyAuthentication",
@@ -209,8 +230,13 @@ REST_FRAMEWORK = {
         "trace": env_str("THROTTLE_TRACE", "3000/min"),
         "evolution": env_str("THROTTLE_EVOLUTION", "600/min"),
         "otlp": env_str("THROTTLE_OTLP", "6000/min"),
+        # Failed authentications (bad API keys or feedback tokens) per client address.
+        "auth_failure": env_str("THROTTLE_AUTH_FAILURES", "20/min"),
     },
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    # How many proxies in front of the app append to X-Forwarded-For: 0 trusts no header (the
+    # client is REMOTE_ADDR), 1 behind one nginx. A client cannot pick its own address.
+    "NUM_PROXIES": env_int("SELFEVAL_TRUSTED_PROXIES", 0),
 }
 
 SPECTACULAR_SETTINGS = {
@@ -363,6 +389,7 @@ LOGGING = {
     # django.tasks logs every task start and finish at INFO: one evaluation per ingested session.
     "loggers": {
         "jieba": {"level": "WARNING"},
+        "axes": {"level": "WARNING"},  # failures and lockouts are warnings; INFO says hello on every start
         "httpx": {"level": "WARNING"},
         "django.tasks": {"level": env_str("TASKS_LOG_LEVEL", "WARNING")},
         "django_tasks_db": {"level": env_str("TASKS_LOG_LEVEL", "WARNING")},

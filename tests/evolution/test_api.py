@@ -222,7 +222,7 @@ def test_thresholds_allow_get_and_put_only(staff_api):
 
 
 def test_verify_is_throttled_per_client_in_the_evolution_scope(api, other_api, monkeypatch):
-    monkeypatch.setattr(ClientScopedRateThrottle, "THROTTLE_RATES", {"evolution": "2/min"})
+    monkeypatch.setitem(ClientScopedRateThrottle.THROTTLE_RATES, "evolution", "2/min")
 
     statuses = [post(api, body(newResponse=f"{NEW_STUDY_ANSWER}{i}")).status_code for i in range(3)]
 

@@ -205,7 +205,7 @@ def test_api_key_cannot_reach_another_project_through_project_field(other_api, s
 def test_throttle_answers_429_per_client(api, other_api, project, other_project, monkeypatch):
     make_session(project)
     make_session(other_project)
-    monkeypatch.setattr(ClientScopedRateThrottle, "THROTTLE_RATES", {"feedback": "2/min"})
+    monkeypatch.setitem(ClientScopedRateThrottle.THROTTLE_RATES, "feedback", "2/min")
     cache.clear()
 
     statuses = [vote(api).status_code for _ in range(3)]
@@ -217,7 +217,7 @@ def test_throttle_answers_429_per_client(api, other_api, project, other_project,
 
 
 def test_throttled_response_keeps_envelope(api, session, monkeypatch):
-    monkeypatch.setattr(ClientScopedRateThrottle, "THROTTLE_RATES", {"feedback": "1/min"})
+    monkeypatch.setitem(ClientScopedRateThrottle.THROTTLE_RATES, "feedback", "1/min")
     cache.clear()
     vote(api)
 
