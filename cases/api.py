@@ -45,7 +45,7 @@ class CaseViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
     lookup_url_kwarg = "case_id"
     lookup_field = "pk"
     lookup_value_regex = r"[0-9a-fA-F-]{36}"
-    throttle_scope = "trace"
+    throttle_scope = "cases"
     filter_backends: list = []
     permission_classes = [IsProjectClientOrStaffWithCaseView]
 

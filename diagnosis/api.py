@@ -40,7 +40,11 @@ class SessionViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     filterset_class = SessionFilter
     pagination_class = SessionCursorPagination
     serializer_class = SessionSummarySerializer
-    throttle_scope = "ingestion"
+
+    @property
+    def throttle_scope(self) -> str:
+        """Recording sessions and reading them are budgeted apart (THROTTLE_INGESTION, THROTTLE_SESSIONS)."""
+        return "ingestion" if self.action == "create" else "sessions"
 
     def get_permissions(self):
         if self.action == "create":

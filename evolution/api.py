@@ -75,7 +75,7 @@ class EvolutionVerifyView(APIView):
 
 
 class EvolutionThresholdsView(APIView):
-    throttle_scope = "evolution"
+    throttle_scope = "thresholds"
     permission_classes = [IsProjectClientOrStaff, CanChangeThresholds]
 
     @extend_schema(

@@ -1,5 +1,7 @@
 """ClientScopedRateThrottle: a fixed-window counter per client and scope."""
 
+from pathlib import Path
+
 import pytest
 from django.core.cache import cache
 from rest_framework.test import APIClient
@@ -73,7 +75,8 @@ def test_an_expired_counter_is_started_again(api, project, clock):
 
 @pytest.fixture
 def auth_failures(monkeypatch):
-    monkeypatch.setattr(ClientScopedRateThrottle, "THROTTLE_RATES", {"auth_failure": "5/min", "ingestion": "100/min"})
+    monkeypatch.setitem(ClientScopedRateThrottle.THROTTLE_RATES, "auth_failure", "5/min")
+    monkeypatch.setitem(ClientScopedRateThrottle.THROTTLE_RATES, "sessions", "100/min")
 
 
 def sessions_as(key: str, address: str = "198.51.100.7", scheme: str = "Api-Key"):
@@ -131,3 +134,57 @@ def test_bad_feedback_tokens_count_as_failures_too(api_key, project, auth_failur
 
 def test_the_default_budget_of_failed_authentications(settings):
     assert settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["auth_failure"] == "20/min"
+
+
+# --- one scope, one budget (issue 12, 5) --------------------------------------------------------
+
+SCOPES = {
+    "ingestion": lambda client: client.post("/api/sessions", {}, format="json"),
+    "sessions": lambda client: client.get("/api/sessions"),
+    "trace": lambda client: client.get("/api/trace/s-1"),
+    "cases": lambda client: client.get("/api/cases"),
+    "evolution": lambda client: client.post("/api/evolution/verify", {}, format="json"),
+    "thresholds": lambda client: client.get("/api/evolution/thresholds"),
+    "feedback_token": lambda client: client.post("/api/sessions/s-1/feedback-token", {}, format="json"),
+    "feedback": lambda client: client.post("/api/feedback", {}, format="json"),
+}
+
+
+@pytest.mark.parametrize("scope", sorted(SCOPES))
+def test_each_endpoint_spends_its_own_scopes_budget_only(api, project, clock, monkeypatch, scope):
+    for name in SCOPES:
+        monkeypatch.setitem(ClientScopedRateThrottle.THROTTLE_RATES, name, "1/min" if name == scope else "100/min")
+
+    assert SCOPES[scope](api).status_code != 429
+    assert SCOPES[scope](api).status_code == 429
+    for other, call in SCOPES.items():
+        if other != scope:
+            assert call(api).status_code != 429, other
+
+
+def test_every_scope_has_a_documented_budget(settings):
+    rates = settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]
+    readme = (Path(settings.BASE_DIR) / "README.md").read_text(encoding="utf-8")
+
+    assert set(SCOPES) | {"auth_failure"} == set(rates)
+    for scope in rates:
+        assert f"THROTTLE_{scope.upper()}" in readme or scope == "auth_failure", scope
+    assert "THROTTLE_AUTH_FAILURES" in readme
+
+
+def test_counters_are_keyed_by_the_keys_prefix_never_its_stored_hash(api_key, project):
+    from rest_framework.request import Request
+    from rest_framework.test import APIRequestFactory
+
+    from selfeval_site.tenancy.models import ProjectAPIKey
+
+    key = ProjectAPIKey.objects.get(project=project)
+    request = Request(APIRequestFactory().get("/api/sessions"))
+    request._authenticator, request._user, request._auth = None, None, key
+    throttle = ClientScopedRateThrottle()
+    throttle.scope = "sessions"
+
+    cache_key = throttle.get_cache_key(request, view=None)
+
+    assert cache_key == f"throttle_sessions_key:{key.prefix}"
+    assert key.hashed_key not in cache_key and key.pk not in cache_key

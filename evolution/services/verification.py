@@ -3,8 +3,9 @@
 
 Every verification is logged in `VerificationLog`, including those answered from the cache:
 identical inputs (query, both answers, feedback, language, competitors) under identical
-thresholds are served from Django's cache for SELFEVAL_EVOLUTION_CACHE_TTL seconds, unless a
-competitor provider failed (a degraded result is never cached).
+thresholds from the same project are served from Django's cache for SELFEVAL_EVOLUTION_CACHE_TTL
+seconds, unless a competitor provider failed (a degraded result is never cached). The cache is
+per project: a hit (answered in a fraction of the time) would tell one project what another asked.
 """
 
 import hashlib
@@ -26,7 +27,7 @@ from evolution.services.text import has_cjk
 from evolution.services.types import Thresholds, UserFeedback, VerificationResult
 from selfeval_site.tenancy.models import Project
 
-CACHE_PREFIX = "evolution:verify:v1:"
+CACHE_PREFIX = "evolution:verify:v2:"
 
 
 def _configured_providers() -> list[Provider]:
@@ -112,7 +113,8 @@ def evolution_verify(
         providers=providers,
         thresholds=thresholds,
     )
-    cached = cache.get(CACHE_PREFIX + fingerprint)
+    cache_key = f"{CACHE_PREFIX}{project.pk if project is not None else 'site'}:{fingerprint}"
+    cached = cache.get(cache_key)
     if cached is not None:
         result = VerificationResult.from_dict(cached)
     else:
@@ -137,7 +139,7 @@ def evolution_verify(
         )
         # A degraded comparison is not remembered: the next identical call asks the providers again.
         if not result.metrics["competitors"]["degraded"]:
-            cache.set(CACHE_PREFIX + fingerprint, result.to_dict(), settings.SELFEVAL_EVOLUTION_CACHE_TTL)
+            cache.set(cache_key, result.to_dict(), settings.SELFEVAL_EVOLUTION_CACHE_TTL)
     metrics = result.metrics
     log = VerificationLog.objects.create(
         source=source,

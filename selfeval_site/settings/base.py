@@ -223,13 +223,17 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "selfeval_site.api.errors.api_exception_handler",
     "DEFAULT_THROTTLE_CLASSES": ["selfeval_site.api.throttling.ClientScopedRateThrottle"],
+    # One scope per kind of work, each with its own budget per client (README, Configuration).
     "DEFAULT_THROTTLE_RATES": {
         "ingestion": env_str("THROTTLE_INGESTION", "6000/min"),
+        "sessions": env_str("THROTTLE_SESSIONS", "3000/min"),
         "feedback": env_str("THROTTLE_FEEDBACK", "600/min"),
         "feedback_token": env_str("THROTTLE_FEEDBACK_TOKEN", "1200/min"),
         "trace": env_str("THROTTLE_TRACE", "3000/min"),
+        "cases": env_str("THROTTLE_CASES", "1200/min"),
         "evolution": env_str("THROTTLE_EVOLUTION", "600/min"),
         "otlp": env_str("THROTTLE_OTLP", "6000/min"),
+        "thresholds": env_str("THROTTLE_THRESHOLDS", "600/min"),
         # Failed authentications (bad API keys or feedback tokens) per client address.
         "auth_failure": env_str("THROTTLE_AUTH_FAILURES", "20/min"),
     },

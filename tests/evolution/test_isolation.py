@@ -1,8 +1,8 @@
 """Evolution endpoints and projects: verification is stateless per call, but its log is per project.
 
-Neither endpoint addresses a project's object (there is nothing to 404), so isolation means: a
-cached result never carries another project's log or identity, each call is logged under the
-caller's own project, and another project's key cannot change the shared thresholds.
+Neither endpoint addresses a project's object (there is nothing to 404), so isolation means: the
+cache is per project (a hit would tell one project what another asked), each call is logged under
+the caller's own project, and another project's key cannot change the shared thresholds.
 """
 
 import json
@@ -26,13 +26,21 @@ def verify(client):
     return response.json()
 
 
-def test_each_call_is_logged_under_the_callers_project_even_from_the_cache(api, other_api, project, other_project):
+def test_the_cache_is_per_project_and_each_call_is_logged_under_its_project(api, other_api, project, other_project):
     first = verify(api)
-    second = verify(other_api)  # same input: served from the cache
+    second = verify(other_api)  # the same input from another project: computed again, not A's hit
+    again = verify(api)  # A's own repeat: from A's cache
 
-    assert first == second
+    assert first == second == again
     logs = list(VerificationLog.objects.order_by("id").values_list("project__slug", "cached"))
-    assert logs == [(project.slug, False), (other_project.slug, True)]
+    assert logs == [(project.slug, False), (other_project.slug, False), (project.slug, True)]
+
+
+def test_staff_calls_share_no_cache_with_a_project(api, staff_api, project):
+    verify(api)
+    verify(staff_api)
+
+    assert list(VerificationLog.objects.order_by("id").values_list("cached", flat=True)) == [False, False]
 
 
 def test_verify_response_names_no_project_log_or_user(api, other_api):
