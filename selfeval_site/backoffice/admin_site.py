@@ -1,7 +1,10 @@
 """The SelfEval admin site: the dashboard is the index; the calibration panel sits beside it."""
 
+from django.conf import settings
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
+from django.http import HttpResponse
+from django.shortcuts import render
 from django.template.response import TemplateResponse
 from django.urls import path
 from django.utils.translation import gettext, gettext_noop
@@ -61,3 +64,15 @@ class SelfEvalAdminSite(admin.AdminSite):
         }
         request.current_app = self.name
         return TemplateResponse(request, "admin/selfeval/calibration.html", context)
+
+
+def login_lockout(request, response, credentials) -> HttpResponse:
+    """django-axes' answer to a locked-out login (AXES_LOCKOUT_CALLABLE): a page in the admin's
+    frame, with the site's name and language switch, status 429."""
+    context = {
+        **admin.site.each_context(request),
+        "title": gettext("Login locked"),
+        "failure_limit": settings.AXES_FAILURE_LIMIT,
+    }
+    # Rendered at once: the axes middleware replaces the login view's response with this one.
+    return render(request, "admin/lockout.html", context, status=429)

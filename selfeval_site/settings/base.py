@@ -207,7 +207,7 @@ AXES_COOLOFF_TIME = timedelta(minutes=env_int("SELFEVAL_LOGIN_COOLOFF_MINUTES", 
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_DISABLE_ACCESS_LOG = True  # no row per successful login; failures are what the lockout needs
-AXES_LOCKOUT_TEMPLATE = "admin/lockout.html"
+AXES_LOCKOUT_CALLABLE = "selfeval_site.backoffice.admin_site.login_lockout"
 # The client's address, by the same rule as the API's rate limits (SELFEVAL_TRUSTED_PROXIES).
 AXES_CLIENT_IP_CALLABLE = "selfeval_site.api.throttling.client_address"
 
