@@ -221,7 +221,7 @@ def test_claim_check_history_keeps_the_latest_rounds_only(project, settings, dja
             session_evaluate(session_pk=session.pk)
 
     session.refresh_from_db()
-    assert session.self_evaluation[VERIFIER_LAYER]["round"] == 7
+    assert session.self_evaluation[Layer.VERIFIER]["round"] == 7
     rounds = ClaimCheck.objects.filter(session=session).values_list("round", flat=True)
     assert sorted(set(rounds)) == [5, 6, 7] and len(rounds) == 6
 
