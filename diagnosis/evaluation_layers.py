@@ -17,24 +17,34 @@ not have this shape (agent-sent legacy JSON, data of an older version) is report
 older version lacks take their defaults; keys this version does not know are ignored on read
 and kept on write: a layer no producer replaced is written back exactly as it was stored.
 
-Legacy JSON (the agent's own flat `selfEvaluation`) is history, not SelfEval's judgement: its root
-keys are wrapped into their layers marked `"source": "legacy"`, and such a layer is kept, visibly
-marked, until a producer replaces it (removing it is refused: the verifier layer of an AIOps
+Legacy JSON (the agent's own `selfEvaluation`) is history, not SelfEval's judgement: its root keys
+are wrapped into their layers, every layer it holds (wrapped or sent layered) is marked
+`"source": "legacy"` (`self_evaluation_from_agent`, which also validates and bounds it at
+ingestion), and such a layer is kept, visibly marked, until a producer replaces it (removing it is refused: the verifier layer of an AIOps
 report without executor output, which no producer writes, survives every evaluation). A legacy
 layer never fills the mirrored columns: the verdict, groundedness and score columns (and so the
 dashboard, the triage queue, calibration and the verifier's bad cases) hold only what SelfEval's
-producers decided.
+producers decided, and a legacy round never numbers the verifier's rounds (`SelfEvaluation.produced`).
+
+A round past the `ClaimCheck.round` column does not read as a layer; the agent's scores are held
+to their scales at ingestion (a produced score always is: the producers clamp it).
 """
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
-from msgspec import UNSET, Struct, UnsetType, field
+from msgspec import UNSET, Meta, Struct, UnsetType, field
 
 from diagnosis.constants import AiOpsCheckSeverity, AiOpsVerdict, ClaimVerdict, Layer, VerifierVerdict
 from diagnosis.services.producers.config import VerifierThresholds
+
+# The largest round `ClaimCheck.round` (a PositiveIntegerField) holds, and the scores' scales.
+ROUND_MAX = 2**31 - 1
+Round = Annotated[int, Meta(ge=0, le=ROUND_MAX)]
+EvidenceScore = Annotated[int, Meta(ge=0, le=100)] | Annotated[float, Meta(ge=0, le=100)]
+Groundedness = Annotated[float, Meta(ge=0, le=1)]
 
 # --- rule_evaluation ------------------------------------------------------------------------
 
@@ -195,7 +205,7 @@ class VerifierEvaluation(Struct, kw_only=True):
     claim_checks: list[ClaimCheckEntry] = []
     facts_checked: list[FactCheck] = []
     rationale: str | None = None
-    round: int | None = None
+    round: Round | None = None
     traceability_version: str | None = None
     executor_output_parse_status: ParseStatus | None = None
     # The claims as the verifier read them, or the raw executor output when it could not be read.
@@ -298,13 +308,16 @@ class SelfEvaluation:
     def layer(self, name: Layer) -> LayerValue | None:
         return {Layer.RULE: self.rule, Layer.VERIFIER: self.verifier, Layer.AIOPS: self.aiops}[name]
 
+    def produced(self, name: Layer) -> LayerValue | None:
+        """The layer when one of SelfEval's producers wrote it: None when absent, invalid or legacy."""
+        layer = self.layer(name)
+        return None if _is_legacy(layer) else layer
+
     def mirrored_columns(self) -> dict[str, Any]:
         """The session columns that mirror the layers, for filtering without JSON lookups.
 
         An absent, invalid or legacy layer mirrors nothing (null or blank)."""
-        rule, verifier, aiops = (
-            None if _is_legacy(layer) else layer for layer in (self.rule, self.verifier, self.aiops)
-        )
+        rule, verifier, aiops = (self.produced(name) for name in (Layer.RULE, Layer.VERIFIER, Layer.AIOPS))
         score = rule.evidence_score if rule else None
         return {
             "evidence_score": None if score is None else max(0, min(100, int(score))),
@@ -359,6 +372,55 @@ def self_evaluation_write(stored: Any, layers: Mapping[str, LayerValue | None]) 
                 container.pop(name, None)
         else:
             container[name] = layer_json(value)
+    return self_evaluation_read(container)
+
+
+class _LegacyScores(Struct, kw_only=True):
+    """The agent's scores on their scales, in its root keys and in its layers alike."""
+
+    evidence_score: EvidenceScore | None = None
+    groundedness_score: Groundedness | None = None
+
+
+class _LegacyRoot(_LegacyScores, kw_only=True):
+    """The seed's flat legacy keys, each wrapped into its layer (`_LEGACY_ROOT_KEYS`)."""
+
+    verdict: VerifierVerdict | None = None
+
+
+class LegacyJSONError(ValueError):
+    """The agent's legacy JSON holds a value its layer's type refuses; `path` names it (dotted,
+    from the root of `selfEvaluation`, empty for the root itself)."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(f"{path}: {message}" if path else message)
+        self.path = path
+        self.message = message
+
+
+def _legacy_check(value: Any, kind: type[Struct], prefix: str) -> None:
+    try:
+        msgspec.convert(value, kind)
+    except msgspec.ValidationError as exc:
+        message, _, where = str(exc).partition(" - at `$")
+        inner = where.rstrip("`").replace("[", ".").replace("]", "").lstrip(".")
+        raise LegacyJSONError(".".join(part for part in (prefix, inner) if part), message) from None
+
+
+def self_evaluation_from_agent(raw: Mapping[str, Any]) -> SelfEvaluation:
+    """The container for the `selfEvaluation` an agent sends at ingestion: validated (root keys
+    and each layer read as their types, scores on their scales, rounds within the column), root
+    keys wrapped into their layers, and every layer marked legacy, whatever `source` it claims.
+    Unknown keys are kept as sent. Raises LegacyJSONError naming the first invalid value."""
+    _legacy_check({key: raw[key] for key in _LEGACY_ROOT_KEYS if key in raw}, _LegacyRoot, "")
+    for name, kind in LAYER_TYPES.items():
+        if name in raw:
+            _legacy_check(raw[name], kind, name)
+            _legacy_check(raw[name], _LegacyScores, name)
+    container = migrate_legacy_layout(raw)
+    for name in LAYER_TYPES:
+        if name in container:
+            container[name] = {**container[name], "source": LEGACY_SOURCE}
     return self_evaluation_read(container)
 
 

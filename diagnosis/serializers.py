@@ -6,6 +6,7 @@ from django.conf import settings
 from rest_framework import serializers
 
 from diagnosis.constants import NO_EVIDENCE_REF
+from diagnosis.evaluation_layers import LegacyJSONError, self_evaluation_from_agent
 from diagnosis.models import (
     DiagnosisSession,
     DiagnosisStep,
@@ -112,7 +113,10 @@ class SessionIngestSerializer(serializers.Serializer):
         required=False,
         allow_null=True,
         default=None,
-        help_text="Legacy self_evaluation JSON only; root-level keys are migrated into layers.",
+        help_text=(
+            "The agent's own legacy self_evaluation JSON: root keys are wrapped into their layers and every "
+            "layer is kept marked source: legacy (history, never SelfEval's verdict) until a producer replaces it."
+        ),
     )
 
     def validate_executorOutput(self, output: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -129,6 +133,14 @@ class SessionIngestSerializer(serializers.Serializer):
         if errors:
             raise serializers.ValidationError({"claims": errors})
         return output
+
+    def validate_selfEvaluation(self, legacy: dict[str, Any] | None) -> dict[str, Any] | None:
+        if legacy is not None:
+            try:
+                self_evaluation_from_agent(legacy)
+            except LegacyJSONError as error:
+                raise serializers.ValidationError({error.path or "non_field_errors": [error.message]}) from None
+        return legacy
 
     def validate_steps(self, steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
         _reject_duplicates([step["index"] for step in steps], "step index")

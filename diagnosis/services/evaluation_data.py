@@ -11,20 +11,24 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from diagnosis.evaluation_layers import self_evaluation_read
+from diagnosis.constants import Layer
+from diagnosis.evaluation_layers import ROUND_MAX, self_evaluation_read
 from diagnosis.models import DiagnosisSession, EvidenceRef, ToolInvocation
 from diagnosis.services.producers.types import InvocationData, RefData, SessionData
 from diagnosis.services.rows import SessionRows, session_rows_from_payload
 
 
 def _previous_verifier_state(self_evaluation: Any) -> tuple[int, str]:
-    """(round, evidence fingerprint) of the stored verifier layer; (0, "") when there is none.
+    """(round, evidence fingerprint) of the verifier layer SelfEval stored; (0, "") when there is
+    none. A legacy layer's round is the agent's history and numbers nothing.
 
     A new evidence fingerprint makes the verifier start round `previous_round + 1`; the same
     fingerprint keeps the round, so re-running an evaluation never inflates it.
     """
-    layer = self_evaluation_read(self_evaluation).verifier
-    if layer is None:
+    layer = self_evaluation_read(self_evaluation).produced(Layer.VERIFIER)
+    # A round at the column's end cannot be followed (only a layer an agent sent before its
+    # layers were marked legacy holds one): the numbering restarts after the stored claim checks.
+    if layer is None or (layer.round or 0) >= ROUND_MAX:
         return 0, ""
     return max(0, layer.round or 0), layer.evidence_fingerprint or ""
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from django.db import transaction
 
-from diagnosis.evaluation_layers import LayerValue, self_evaluation_write
+from diagnosis.evaluation_layers import LayerValue, self_evaluation_from_agent, self_evaluation_write
 from diagnosis.models import DiagnosisSession
 
 
@@ -42,6 +42,7 @@ def self_evaluation_merge(
 
 
 def self_evaluation_import_legacy(*, legacy: dict[str, Any]) -> dict[str, Any]:
-    """The layered container and its mirrored columns for a legacy JSON sent at ingestion."""
-    evaluation = self_evaluation_write(legacy, {})
+    """The layered container and its mirrored columns (none: every layer is legacy) for the legacy
+    JSON an agent sends at ingestion, validated by the ingestion serializer."""
+    evaluation = self_evaluation_from_agent(legacy)
     return {"self_evaluation": evaluation.container, **evaluation.mirrored_columns()}

@@ -16,6 +16,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from diagnosis.evaluation_layers import (
+    LAYER_TYPES,
     AiOpsCheckEntry,
     AiOpsRuleEvaluation,
     ComposerOutput,
@@ -163,6 +164,7 @@ class Inspection:
     aiops: AiOpsRuleEvaluation | None
     aiops_checks: list[AiOpsCheckEntry]
     missing_layers: list[str]
+    legacy_layers: list[str]  # the agent's own JSON, kept until a producer replaces it
     invalid_layers: list[InvalidLayer]
     feedback_events: list
     cases: list
@@ -224,6 +226,9 @@ def inspection_get(*, session: DiagnosisSession, feedback_events, cases, bad_cas
         aiops=evaluation.aiops,
         aiops_checks=evaluation.aiops.checks if evaluation.aiops else [],
         missing_layers=missing,
+        legacy_layers=[
+            name for name in LAYER_TYPES if evaluation.layer(name) is not None and evaluation.produced(name) is None
+        ],
         invalid_layers=list(evaluation.invalid),
         feedback_events=feedback_events,
         cases=cases,

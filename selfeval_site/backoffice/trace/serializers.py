@@ -13,6 +13,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.utils.urls import replace_query_param
 
+from diagnosis.constants import Layer
 from diagnosis.evaluation_layers import (
     FactCheck,
     GatekeeperBinding,
@@ -217,11 +218,16 @@ class TraceSerializer(serializers.Serializer):
     @extend_schema_field(ViewsSerializer)
     def get_views(self, trace: Trace) -> dict[str, Any]:
         session = trace.session
-        layers = structured_layers(trace)
+        layers, evaluation = structured_layers(trace), _read(trace)
+        # The views say what SelfEval concluded: a legacy layer (the agent's own JSON) shows in the
+        # structured layers, marked, and in no view.
         rule, verifier, aiops = (
-            layers["ruleEvaluation"],
-            layers["verifierEvaluation"],
-            layers["aiopsRuleEvaluation"],
+            layers[key] if evaluation.produced(name) is not None else None
+            for key, name in (
+                ("ruleEvaluation", Layer.RULE),
+                ("verifierEvaluation", Layer.VERIFIER),
+                ("aiopsRuleEvaluation", Layer.AIOPS),
+            )
         )
         duration = (
             int((session.finished_at - session.created_at).total_seconds() * 1000) if session.finished_at else None
