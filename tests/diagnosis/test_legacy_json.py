@@ -6,8 +6,6 @@ ingestion, never fills a verdict column, so never counts in the dashboard, the t
 calibration or the verifier's bad cases, and never breaks or blocks an evaluation.
 """
 
-import json
-
 import pytest
 from django.urls import reverse
 
@@ -153,22 +151,6 @@ def test_unknown_legacy_keys_are_kept_as_the_agent_sent_them(api, project):
     assert stored[Layer.RULE] == {"evidence_score": 40, "source": "legacy"}
 
 
-def test_both_converters_agree_on_a_session_with_a_legacy_round(project):
-    payload = _reject_payload()
-    session = session_ingest(project, payload)
-    serializer = SessionIngestSerializer(data=json.loads(json.dumps(payload)))
-    serializer.is_valid(raise_exception=True)
-
-    from_db = session_data_from_models(
-        session=DiagnosisSession.objects.get(pk=session.pk),
-        invocations=session.invocations.all(),
-        refs=EvidenceRef.objects.filter(session=session),
-    )
-
-    assert from_db == session_data_from_payload(data=serializer.validated_data)
-    assert from_db.previous_round == 0
-
-
 def test_a_round_at_the_columns_end_stored_before_this_fix_restarts_the_numbering(project):
     """Before legacy layers were marked, an agent's layered round was stored as the verifier's."""
     session = session_ingest(project, diagnosis_payload("s-stale"))
@@ -180,3 +162,20 @@ def test_a_round_at_the_columns_end_stored_before_this_fix_restarts_the_numberin
 
     session.refresh_from_db()
     assert session.self_evaluation[Layer.VERIFIER]["round"] == 1
+
+
+def test_both_converters_agree_on_a_session_with_a_legacy_round(project):
+    """The agent's layered round numbers nothing, read from the rows as from the payload."""
+    payload = _reject_payload()
+    session = session_ingest(project, payload)
+    serializer = SessionIngestSerializer(data=payload)
+    serializer.is_valid(raise_exception=True)
+
+    from_db = session_data_from_models(
+        session=DiagnosisSession.objects.get(pk=session.pk),
+        invocations=list(session.invocations.all()),
+        refs=EvidenceRef.objects.filter(session=session),
+    )
+
+    assert from_db == session_data_from_payload(data=serializer.validated_data)
+    assert from_db.previous_round == 0
