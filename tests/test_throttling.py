@@ -147,6 +147,7 @@ SCOPES = {
     "thresholds": lambda client: client.get("/api/evolution/thresholds"),
     "feedback_token": lambda client: client.post("/api/sessions/s-1/feedback-token", {}, format="json"),
     "feedback": lambda client: client.post("/api/feedback", {}, format="json"),
+    "otlp": lambda client: client.post("/v1/traces", b"", content_type="application/x-protobuf"),
 }
 
 

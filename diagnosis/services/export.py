@@ -9,10 +9,11 @@ export -> import -> export gives the same bytes:
 - instants are UTC ISO 8601 with a `Z`, to the microsecond;
 - the keys of stored JSON values are sorted, since PostgreSQL's jsonb does not keep their order;
 - `error` is null for a call without one (ingestion stores null as "");
-- `selfEvaluation` is the stored layered container (null when empty). Ingestion takes a layered
-  container unchanged (only legacy root keys move), so the verdicts, the verifier round and its
-  evidence fingerprint travel with the session, and re-evaluating the imported session continues
-  the same round instead of starting a new one.
+- `selfEvaluation` is the stored layered container (null when empty). `import_sessions` takes it
+  as SelfEval's own (`session_upsert(trusted_layers=True)`; only legacy root keys move), so the
+  verdicts, the verifier round and its evidence fingerprint travel with the session, and
+  re-evaluating the imported session continues the same round instead of starting a new one.
+  The API never does: there every layer an agent sends is legacy (`diagnosis.evaluation_layers`).
 """
 
 import datetime as dt

@@ -21,15 +21,17 @@ class IngestResult:
     created: bool
 
 
-def session_upsert(*, project: Project, data: dict[str, Any]) -> IngestResult:
+def session_upsert(*, project: Project, data: dict[str, Any], trusted_layers: bool = False) -> IngestResult:
     """Create or replace one session with its steps, invocations and evidence refs.
 
     `data` is the validated `SessionIngestSerializer` output, stored as the rows of
     `session_rows_from_payload`. Everything happens in one transaction: a replaced session never
     shows a mix of old and new children. The statement count is constant: children are deleted
     by database cascades and inserted in bulk. Evaluation is enqueued after commit.
+    `trusted_layers`: the payload's `selfEvaluation` is SelfEval's own export (`import_sessions`),
+    not an agent's legacy JSON (`merge.self_evaluation_import`).
     """
-    rows = session_rows_from_payload(data=data)
+    rows = session_rows_from_payload(data=data, trusted_layers=trusted_layers)
 
     for attempt in range(2):
         try:

@@ -41,8 +41,13 @@ def self_evaluation_merge(
     return session
 
 
-def self_evaluation_import_legacy(*, legacy: dict[str, Any]) -> dict[str, Any]:
-    """The layered container and its mirrored columns (none: every layer is legacy) for the legacy
-    JSON an agent sends at ingestion, validated by the ingestion serializer."""
-    evaluation = self_evaluation_from_agent(legacy)
+def self_evaluation_import(*, raw: dict[str, Any], trusted: bool = False) -> dict[str, Any]:
+    """The layered container and its mirrored columns for a `selfEvaluation` given at ingestion
+    (validated by the ingestion serializer).
+
+    From an agent (the API, OTLP) every layer is legacy: history, mirroring nothing. `trusted` is
+    for SelfEval's own export read back by an operator (`import_sessions`): its layers are taken as
+    stored, with their verdicts, rounds and evidence fingerprints.
+    """
+    evaluation = self_evaluation_write(raw, {}) if trusted else self_evaluation_from_agent(raw)
     return {"self_evaluation": evaluation.container, **evaluation.mirrored_columns()}

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 from django.utils import timezone
 
 from diagnosis.models import DiagnosisSession, DiagnosisStep, EvaluationState, EvidenceRef, ToolInvocation
-from diagnosis.services.merge import self_evaluation_import_legacy
+from diagnosis.services.merge import self_evaluation_import
 from diagnosis.services.producers.text import detect_language
 
 
@@ -67,9 +67,10 @@ class SessionRows:
         )
 
 
-def session_rows_from_payload(*, data: dict[str, Any]) -> SessionRows:
+def session_rows_from_payload(*, data: dict[str, Any], trusted_layers: bool = False) -> SessionRows:
     """The rows that store `data`, the validated `SessionIngestSerializer` output (optional keys
-    that may be null, such as `alert` or `latencyMs`, may also be absent).
+    that may be null, such as `alert` or `latencyMs`, may also be absent). Its `selfEvaluation` is
+    an agent's legacy JSON unless `trusted_layers` (SelfEval's own export, `import_sessions`).
 
     The session starts PENDING: its evaluation has been requested and not run.
     """
@@ -128,7 +129,7 @@ def session_rows_from_payload(*, data: dict[str, Any]) -> SessionRows:
     }
     legacy = data.get("selfEvaluation")
     if legacy is not None:
-        session.update(self_evaluation_import_legacy(legacy=legacy))
+        session.update(self_evaluation_import(raw=legacy, trusted=trusted_layers))
     steps = [
         {"index": step["index"], "name": step["name"], "status": step["status"], "detail": step["detail"]}
         for step in data["steps"]

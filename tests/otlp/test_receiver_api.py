@@ -285,7 +285,7 @@ def test_get_is_405(api):
 
 
 def test_throttled_export_is_429_with_retry_after(api, monkeypatch):
-    monkeypatch.setattr(ClientScopedRateThrottle, "THROTTLE_RATES", {"otlp": "2/min"})
+    monkeypatch.setitem(ClientScopedRateThrottle.THROTTLE_RATES, "otlp", "2/min")
     monkeypatch.setattr(ClientScopedRateThrottle, "timer", lambda self: 600.0)  # a window's start
     cache.clear()
 
