@@ -180,6 +180,7 @@ class DiagnosisSession(models.Model):
             models.Index(
                 fields=["created_at"],
                 include=[
+                    "project",
                     "verifier_verdict",
                     "feedback",
                     "evidence_score",
@@ -422,3 +423,42 @@ class SessionReview(models.Model):
 
     def __str__(self) -> str:
         return f"{self.session_id}: {self.judgement}"
+
+
+class SessionDay(models.Model):
+    """A project's sessions of one day (in TIME_ZONE) counted: the rollup the dashboard and the
+    calibration panel read past days from, so a range costs a number of days, not of sessions.
+
+    Recomputed from the sessions, their AIOps check rows and their reviews (never incremented) by
+    `diagnosis.services.session_days` whenever a service changes one of them, in the same
+    transaction; `rollups_rebuild` recomputes any range from scratch.
+    """
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+", verbose_name=_("project"))
+    day = models.DateField(verbose_name=_("day"))
+    sessions = models.PositiveIntegerField(default=0)
+    needs_review = models.PositiveIntegerField(default=0)
+    reviewed = models.PositiveIntegerField(default=0)
+    score_missing = models.PositiveIntegerField(default=0)
+    # Sessions per evidence-score bucket (0-9, 10-19, ..., 90-100), in order.
+    score_buckets = models.JSONField(default=list)
+    # "verdict|feedback|judgement" -> sessions; "" for none. Verdict and feedback counts sum from it.
+    cube = models.JSONField(default=dict)
+    # AIOps check name -> sessions of the day where it failed.
+    aiops_failures = models.JSONField(default=dict)
+    # Reviews of the day's sessions saying the verifier was right / wrong.
+    verifier_right = models.PositiveIntegerField(default=0)
+    verifier_wrong = models.PositiveIntegerField(default=0)
+    # Reviews recorded on this day (whatever day their session is from): reviewer throughput.
+    reviews = models.PositiveIntegerField(default=0)
+
+    objects = TenantQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("day of sessions")
+        verbose_name_plural = _("days of sessions")
+        constraints = [models.UniqueConstraint(fields=["project", "day"], name="session_day_unique")]
+        indexes = [models.Index(fields=["day"], name="session_day_day")]
+
+    def __str__(self) -> str:
+        return f"{self.project_id} {self.day}"

@@ -6,6 +6,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from diagnosis.models import DiagnosisSession, ReviewJudgement, SessionReview
+from diagnosis.services.session_days import session_day_key, session_days_refresh
 
 
 def session_mark_reviewed(
@@ -33,7 +34,11 @@ def session_mark_reviewed(
     now = timezone.now()
     with transaction.atomic():
         # Lock the row: the verdict recorded with the review is the one the reviewer judged.
-        locked = DiagnosisSession.objects.select_for_update().only("pk", "verifier_verdict").get(pk=session.pk)
+        locked = (
+            DiagnosisSession.objects.select_for_update()
+            .only("pk", "project_id", "created_at", "verifier_verdict")
+            .get(pk=session.pk)
+        )
         review = SessionReview.objects.create(
             session_id=locked.pk,
             reviewer=reviewer,
@@ -43,6 +48,13 @@ def session_mark_reviewed(
             notes=notes.strip(),
         )
         DiagnosisSession.objects.filter(pk=locked.pk).update(reviewed_at=now, review_judgement=judgement)
+        # The session's day (reviewed, judgement, verifier right) and the review's (throughput).
+        session_days_refresh(
+            keys=[
+                session_day_key(project_id=locked.project_id, created_at=locked.created_at),
+                session_day_key(project_id=locked.project_id, created_at=review.created_at),
+            ]
+        )
     session.reviewed_at = now
     session.review_judgement = judgement
     return review

@@ -11,6 +11,7 @@ from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext_lazy as _
 
 from selfeval_site.backoffice import pages
+from selfeval_site.tenancy.access import Access
 
 # Strings new in Django 6 that its zh-hans catalogue does not translate yet (the blank choice of
 # every select, the date hierarchy's label); listing them here puts them in our catalogue, which
@@ -46,11 +47,15 @@ class SelfEvalAdminSite(admin.AdminSite):
             "title": gettext("Dashboard"),
             "app_list": self.get_app_list(request),
             **range_context,
-            **pages.dashboard_context(date_range=date_range, url=url, site_name=self.name),
+            **pages.dashboard_context(date_range=date_range, access=self.access(request), url=url, site_name=self.name),
             **(extra_context or {}),
         }
         request.current_app = self.name
         return TemplateResponse(request, self.index_template, context)
+
+    def access(self, request) -> Access:
+        """The projects whose figures the dashboard and the calibration panel add up."""
+        return Access.for_user(request.user, permission=SESSION_VIEW_PERMISSION)
 
     def calibration_view(self, request):
         if not request.user.has_perm(SESSION_VIEW_PERMISSION):
@@ -60,7 +65,9 @@ class SelfEvalAdminSite(admin.AdminSite):
             **self.each_context(request),
             "title": gettext("Calibration: does the verifier agree with users and reviewers?"),
             **range_context,
-            **pages.calibration_context(date_range=date_range, url=pages.session_list_url_for(self.name)),
+            **pages.calibration_context(
+                date_range=date_range, access=self.access(request), url=pages.session_list_url_for(self.name)
+            ),
         }
         request.current_app = self.name
         return TemplateResponse(request, "admin/selfeval/calibration.html", context)

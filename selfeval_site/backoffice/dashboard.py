@@ -1,24 +1,21 @@
-"""Reads behind the admin dashboard and the calibration panel; every aggregate runs in SQL.
+"""Reads behind the admin dashboard and the calibration panel, scoped to the projects the user sees.
 
-A date range is [start, end) in the site's time zone. The session aggregates take one pass over
-the range (an index range scan on created_at); the AIOps check counts read the failed check rows
-of the sessions whose AIOps verdict is not PASS, through the (aiops_verdict, created_at) index.
-Days before today are cached for DAY_CACHE_SECONDS, so only today's sessions are read on most
-requests.
+A range costs a number of days, not of sessions: days before today are read from the per-day
+rollups (`diagnosis.models.SessionDay`, kept exact by the services that change what they count),
+today is counted live from the sessions with the same computation the rollups are stored from
+(`diagnosis.selectors.session_days_compute`). Days are calendar days of TIME_ZONE.
 """
 
 import datetime as dt
 from dataclasses import dataclass, field
 
-from django.core.cache import cache
-from django.db.models import Count, Q
-from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from cases.models import OPEN_BAD_CASE_STATUSES, BadCase, Case, CaseStatus
-from diagnosis.models import AiOpsCheck, AiOpsVerdict, DiagnosisSession, SessionReview, VerifierVerdict
+from diagnosis.models import Feedback, SessionDay, VerifierVerdict
+from diagnosis.selectors import SCORE_BUCKETS, session_days_compute, session_days_zone, sessions_needing_review
+from selfeval_site.tenancy.access import Access
 
-SCORE_BUCKETS = [(low, low + 9 if low < 90 else 100) for low in range(0, 100, 10)]
 VERDICTS = [*VerifierVerdict.values, ""]
 FEEDBACKS = ["useful", "not_useful", ""]
 JUDGEMENTS = ["correct", "partly_correct", "wrong", ""]
@@ -72,186 +69,6 @@ def date_range_parse(*, start: str | None, end: str | None, default_days: int = 
     return DateRange(start_date, end_date), errors
 
 
-@dataclass
-class DaySummary:
-    day: dt.date
-    total: int = 0
-    useful: int = 0
-    not_useful: int = 0
-    verdicts: dict[str, int] = field(default_factory=dict)
-
-
-@dataclass
-class Dashboard:
-    range: DateRange
-    days: list[DaySummary]
-    total: int
-    useful: int
-    not_useful: int
-    verdicts: dict[str, int]
-    needs_review: int
-    reviewed: int
-    score_buckets: list[tuple[int, int, int]]  # (low, high, count)
-    score_missing: int
-    aiops_failures: list[tuple[str, int]]
-    open_bad_cases: int
-    pending_cases: int
-
-    @property
-    def feedback_total(self) -> int:
-        return self.useful + self.not_useful
-
-    @property
-    def max_day_total(self) -> int:
-        return max((day.total for day in self.days), default=0)
-
-    @property
-    def max_bucket(self) -> int:
-        return max((count for _low, _high, count in self.score_buckets), default=0)
-
-
-def _range_sessions(date_range: DateRange):
-    return DiagnosisSession.objects.filter(created_at__gte=date_range.start_at, created_at__lt=date_range.end_before)
-
-
-_BUCKET_KEYS = [f"score_{low}" for low, _high in SCORE_BUCKETS]
-_COUNT_KEYS = [
-    "total", "useful", "not_useful", "v_pass", "v_low", "v_reject",
-    "needs_review_count", "reviewed_count", "score_missing", *_BUCKET_KEYS,
-]  # fmt: skip
-# Past days are cached this long: a 90-day dashboard then reads today's sessions only. Figures of
-# earlier days (late feedback, new reviews) catch up within this delay.
-DAY_CACHE_SECONDS = 300
-
-
-def _empty_day() -> dict:
-    return {**dict.fromkeys(_COUNT_KEYS, 0), "aiops": {}}
-
-
-def _aggregate_days(date_range: DateRange) -> dict[dt.date, dict]:
-    """One row of counts per day of the range, in two queries (sessions, failed AIOps checks).
-
-    COUNT(created_at), not COUNT(id): every column the query reads is in the session_created_dashboard
-    index, so PostgreSQL answers from the index alone (an index-only scan).
-    """
-    bucket_aggregates = {
-        f"score_{low}": Count("created_at", filter=Q(evidence_score__gte=low, evidence_score__lte=high))
-        for low, high in SCORE_BUCKETS
-    }
-    rows = (
-        _range_sessions(date_range)
-        .annotate(day=TruncDate("created_at"))
-        .order_by()
-        .values("day")
-        .annotate(
-            total=Count("created_at"),
-            useful=Count("created_at", filter=Q(feedback="useful")),
-            not_useful=Count("created_at", filter=Q(feedback="not_useful")),
-            v_pass=Count("created_at", filter=Q(verifier_verdict=VerifierVerdict.PASS)),
-            v_low=Count("created_at", filter=Q(verifier_verdict=VerifierVerdict.LOW_CONFID)),
-            v_reject=Count("created_at", filter=Q(verifier_verdict=VerifierVerdict.REJECT)),
-            needs_review_count=Count("created_at", filter=Q(needs_review=True)),
-            reviewed_count=Count("created_at", filter=Q(reviewed_at__isnull=False)),
-            score_missing=Count("created_at", filter=Q(evidence_score__isnull=True)),
-            **bucket_aggregates,
-        )
-    )
-    days: dict[dt.date, dict] = {}
-    for row in rows:
-        days[row["day"]] = {**{key: row[key] for key in _COUNT_KEYS}, "aiops": {}}
-    for day, name, count in _aiops_check_failures_by_day(date_range):
-        days.setdefault(day, _empty_day())["aiops"][name] = count
-    return days
-
-
-def _day_rows(date_range: DateRange) -> dict[dt.date, dict]:
-    """Counts per day; days before today come from the cache when they are there."""
-    today = timezone.localdate()
-    zone = timezone.get_current_timezone_name()
-    days = [date_range.start + dt.timedelta(days=offset) for offset in range(date_range.days)]
-    keys = {day: f"selfeval:dashboard:day:{zone}:{day.isoformat()}" for day in days if day < today}
-    cached = cache.get_many(list(keys.values()))
-    result = {day: cached[key] for day, key in keys.items() if key in cached}
-    missing = [day for day in days if day not in result]
-    if missing:
-        fresh = _aggregate_days(DateRange(min(missing), max(missing)))
-        to_cache = {}
-        for day in missing:
-            result[day] = fresh.get(day) or _empty_day()
-            if day in keys:
-                to_cache[keys[day]] = result[day]
-        cache.set_many(to_cache, DAY_CACHE_SECONDS)
-    return result
-
-
-def _verdicts(counts: dict) -> dict[str, int]:
-    return {
-        VerifierVerdict.PASS: counts["v_pass"],
-        VerifierVerdict.LOW_CONFID: counts["v_low"],
-        VerifierVerdict.REJECT: counts["v_reject"],
-    }
-
-
-def dashboard_get(*, date_range: DateRange) -> Dashboard:
-    by_day = _day_rows(date_range)
-    days: list[DaySummary] = []
-    totals = dict.fromkeys(_COUNT_KEYS, 0)
-    aiops: dict[str, int] = {}
-    for offset in range(date_range.days):
-        day = date_range.start + dt.timedelta(days=offset)
-        row = by_day[day]
-        days.append(
-            DaySummary(
-                day=day,
-                total=row["total"],
-                useful=row["useful"],
-                not_useful=row["not_useful"],
-                verdicts=_verdicts(row),
-            )
-        )
-        for key in _COUNT_KEYS:
-            totals[key] += row[key]
-        for name, count in row["aiops"].items():
-            aiops[name] = aiops.get(name, 0) + count
-    verdicts = _verdicts(totals)
-    verdicts[""] = totals["total"] - sum(verdicts.values())
-    return Dashboard(
-        range=date_range,
-        days=days,
-        total=totals["total"],
-        useful=totals["useful"],
-        not_useful=totals["not_useful"],
-        verdicts=verdicts,
-        needs_review=totals["needs_review_count"],
-        reviewed=totals["reviewed_count"],
-        score_buckets=[(low, high, totals[f"score_{low}"]) for low, high in SCORE_BUCKETS],
-        score_missing=totals["score_missing"],
-        aiops_failures=sorted(aiops.items(), key=lambda item: (-item[1], item[0]))[:20],
-        open_bad_cases=BadCase.objects.filter(status__in=OPEN_BAD_CASE_STATUSES).count(),
-        pending_cases=Case.objects.filter(status=CaseStatus.PENDING).count(),
-    )
-
-
-def _aiops_check_failures_by_day(date_range: DateRange) -> list[tuple[dt.date, str, int]]:
-    """(day, check name, sessions where it failed) in the range, from the AIOps check rows.
-
-    A failed check makes the AIOps verdict WARN or FAIL, so only those sessions are read.
-    """
-    rows = (
-        AiOpsCheck.objects.filter(
-            passed=False,
-            session__created_at__gte=date_range.start_at,
-            session__created_at__lt=date_range.end_before,
-            session__aiops_verdict__in=[AiOpsVerdict.WARN, AiOpsVerdict.FAIL],
-        )
-        .annotate(day=TruncDate("session__created_at"))
-        .order_by()
-        .values_list("day", "name")
-        .annotate(sessions=Count("pk"))
-    )
-    return list(rows)
-
-
 # Which user feedback / reviewer judgement each verdict predicts: a verdict agrees with a session's
 # feedback or judgement when that value is in its set. The calibration panel's agreement rates.
 VERDICT_AGREES_WITH_FEEDBACK = {"PASS": {"useful"}, "LOW_CONFID": {"not_useful"}, "REJECT": {"not_useful"}}
@@ -263,12 +80,37 @@ VERDICT_AGREES_WITH_JUDGEMENT = {
 
 
 @dataclass
-class Calibration:
-    range: DateRange
+class DayFigures:
+    """One day of the range, every project the user sees added up."""
+
+    day: dt.date
+    total: int = 0
+    needs_review: int = 0
+    reviewed: int = 0
+    score_missing: int = 0
+    score_buckets: list[int] = field(default_factory=lambda: [0] * len(SCORE_BUCKETS))
     # (verdict, feedback, judgement) -> sessions
-    cube: dict[tuple[str, str, str], int]
-    verifier_right: int
-    verifier_wrong: int
+    cube: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    aiops_failures: dict[str, int] = field(default_factory=dict)
+    verifier_right: int = 0
+    verifier_wrong: int = 0
+    reviews: int = 0
+
+    def add(self, row: SessionDay) -> None:
+        self.total += row.sessions
+        self.needs_review += row.needs_review
+        self.reviewed += row.reviewed
+        self.score_missing += row.score_missing
+        for index, count in enumerate(row.score_buckets):
+            self.score_buckets[index] += count
+        for cell, count in row.cube.items():
+            key = tuple(cell.split("|"))
+            self.cube[key] = self.cube.get(key, 0) + count
+        for name, count in row.aiops_failures.items():
+            self.aiops_failures[name] = self.aiops_failures.get(name, 0) + count
+        self.verifier_right += row.verifier_right
+        self.verifier_wrong += row.verifier_wrong
+        self.reviews += row.reviews
 
     def cell(self, *, verdict: str | None = None, feedback: str | None = None, judgement: str | None = None) -> int:
         return sum(
@@ -279,19 +121,140 @@ class Calibration:
             and (judgement is None or j == judgement)
         )
 
+    @property
+    def useful(self) -> int:
+        return self.cell(feedback=Feedback.USEFUL)
 
-def calibration_get(*, date_range: DateRange) -> Calibration:
-    rows = (
-        _range_sessions(date_range)
-        .order_by()
-        .values("verifier_verdict", "feedback", "review_judgement")
-        .annotate(n=Count("created_at"))
+    @property
+    def not_useful(self) -> int:
+        return self.cell(feedback=Feedback.NOT_USEFUL)
+
+    @property
+    def verdicts(self) -> dict[str, int]:
+        return {verdict: self.cell(verdict=verdict) for verdict in VERDICTS}
+
+
+def range_days(*, date_range: DateRange, access: Access) -> list[DayFigures]:
+    """Every day of the range, in order: past days from the rollups (one query), today and any
+    later day counted live (four queries)."""
+    today = timezone.now().astimezone(session_days_zone()).date()
+    figures = {
+        day: DayFigures(day=day)
+        for day in (date_range.start + dt.timedelta(days=offset) for offset in range(date_range.days))
+    }
+    last_stored = min(date_range.end, today - dt.timedelta(days=1))
+    if date_range.start <= last_stored:
+        for row in SessionDay.objects.visible_to(access).filter(day__gte=date_range.start, day__lte=last_stored):
+            figures[row.day].add(row)
+    if date_range.end >= today:
+        live = session_days_compute(access=access, first=max(date_range.start, today), last=date_range.end)
+        for (_project_id, day), row in live.items():
+            figures[day].add(row)
+    return list(figures.values())
+
+
+def range_total(days: list[DayFigures], date_range: DateRange) -> DayFigures:
+    total = DayFigures(day=date_range.start)
+    for day in days:
+        total.total += day.total
+        total.needs_review += day.needs_review
+        total.reviewed += day.reviewed
+        total.score_missing += day.score_missing
+        total.score_buckets = [a + b for a, b in zip(total.score_buckets, day.score_buckets, strict=True)]
+        for key, count in day.cube.items():
+            total.cube[key] = total.cube.get(key, 0) + count
+        for name, count in day.aiops_failures.items():
+            total.aiops_failures[name] = total.aiops_failures.get(name, 0) + count
+        total.verifier_right += day.verifier_right
+        total.verifier_wrong += day.verifier_wrong
+        total.reviews += day.reviews
+    return total
+
+
+@dataclass
+class Dashboard:
+    range: DateRange
+    days: list[DayFigures]
+    totals: DayFigures
+    needs_review: int  # the triage queue's count: every date, not only the range
+    open_bad_cases: int
+    pending_cases: int
+
+    @property
+    def total(self) -> int:
+        return self.totals.total
+
+    @property
+    def useful(self) -> int:
+        return self.totals.useful
+
+    @property
+    def not_useful(self) -> int:
+        return self.totals.not_useful
+
+    @property
+    def feedback_total(self) -> int:
+        return self.useful + self.not_useful
+
+    @property
+    def verdicts(self) -> dict[str, int]:
+        return self.totals.verdicts
+
+    @property
+    def reviewed(self) -> int:
+        return self.totals.reviewed
+
+    @property
+    def score_buckets(self) -> list[tuple[int, int, int]]:
+        return [(low, high, count) for (low, high), count in zip(SCORE_BUCKETS, self.totals.score_buckets, strict=True)]
+
+    @property
+    def score_missing(self) -> int:
+        return self.totals.score_missing
+
+    @property
+    def aiops_failures(self) -> list[tuple[str, int]]:
+        return sorted(self.totals.aiops_failures.items(), key=lambda item: (-item[1], item[0]))[:20]
+
+    @property
+    def max_day_total(self) -> int:
+        return max((day.total for day in self.days), default=0)
+
+    @property
+    def max_bucket(self) -> int:
+        return max(self.totals.score_buckets, default=0)
+
+
+def dashboard_get(*, date_range: DateRange, access: Access) -> Dashboard:
+    days = range_days(date_range=date_range, access=access)
+    return Dashboard(
+        range=date_range,
+        days=days,
+        totals=range_total(days, date_range),
+        needs_review=sessions_needing_review(access=access).count(),
+        open_bad_cases=BadCase.objects.visible_to(access).filter(status__in=OPEN_BAD_CASE_STATUSES).count(),
+        pending_cases=Case.objects.visible_to(access).filter(status=CaseStatus.PENDING).count(),
     )
-    cube = {(row["verifier_verdict"], row["feedback"], row["review_judgement"]): row["n"] for row in rows}
-    reviews = SessionReview.objects.filter(
-        session__created_at__gte=date_range.start_at, session__created_at__lt=date_range.end_before
-    ).aggregate(
-        right=Count("pk", filter=Q(verifier_was_right=True)),
-        wrong=Count("pk", filter=Q(verifier_was_right=False)),
-    )
-    return Calibration(range=date_range, cube=cube, verifier_right=reviews["right"], verifier_wrong=reviews["wrong"])
+
+
+@dataclass
+class Calibration:
+    range: DateRange
+    days: list[DayFigures]
+    totals: DayFigures
+
+    @property
+    def verifier_right(self) -> int:
+        return self.totals.verifier_right
+
+    @property
+    def verifier_wrong(self) -> int:
+        return self.totals.verifier_wrong
+
+    def cell(self, **lookups: str | None) -> int:
+        return self.totals.cell(**lookups)
+
+
+def calibration_get(*, date_range: DateRange, access: Access) -> Calibration:
+    days = range_days(date_range=date_range, access=access)
+    return Calibration(range=date_range, days=days, totals=range_total(days, date_range))

@@ -16,7 +16,9 @@ from django.utils.translation import gettext
 
 from diagnosis.models import Feedback, ReviewJudgement, VerifierVerdict
 from selfeval_site.backoffice import dashboard as dashboard_selectors
-from selfeval_site.backoffice.dashboard import DateRange
+from selfeval_site.backoffice.charts import Chart, Column, Series
+from selfeval_site.backoffice.dashboard import DateRange, DayFigures
+from selfeval_site.tenancy.access import Access
 
 SESSIONS_CHANGELIST = "admin:diagnosis_diagnosissession_changelist"
 SessionListUrl = Callable[..., str]
@@ -53,19 +55,61 @@ def range_context(*, start: str | None, end: str | None) -> tuple[DateRange, dic
     return date_range, {"range": date_range, "range_errors": [messages[e] for e in errors], "presets": presets}
 
 
-def dashboard_context(*, date_range: DateRange, url: SessionListUrl, site_name: str) -> dict[str, Any]:
+def trends_context(*, days: list[DayFigures], url: SessionListUrl) -> dict[str, Chart]:
+    """The range's trends: verdict mix and useful rate per day, verifier-reviewer agreement per
+    week, reviews recorded per day."""
+    verdict_labels = dict(VerifierVerdict.choices) | {"": gettext("No verdict")}
+
+    def day_url(day: DayFigures) -> str:
+        return url(DateRange(day.day, day.day))
+
+    verdict_mix = Chart(
+        title=gettext("Verdict mix per day"),
+        series=[Series((key or "none").lower(), verdict_labels[key]) for key in dashboard_selectors.VERDICTS],
+        columns=[
+            Column(day.day.isoformat(), [day.verdicts[key] for key in dashboard_selectors.VERDICTS], day_url(day))
+            for day in days
+        ],
+    )
+    useful_rate = Chart(
+        title=gettext("Useful rate per day (of the sessions with feedback)"),
+        series=[Series("useful", gettext("useful"))],
+        columns=[
+            Column(day.day.isoformat(), [percent(day.useful, day.useful + day.not_useful)], day_url(day))
+            for day in days
+        ],
+        percent=True,
+    )
+    weeks: list[list[DayFigures]] = []
+    for day in days:
+        if not weeks or day.day.weekday() == 0:
+            weeks.append([])
+        weeks[-1].append(day)
+    agreement = Chart(
+        title=gettext("Verifier-reviewer agreement per week (reviews saying the verifier was right)"),
+        series=[Series("agree", gettext("verifier right"))],
+        columns=[
+            Column(
+                gettext("week of %(day)s") % {"day": week[0].day.isoformat()},
+                [percent(sum(d.verifier_right for d in week), sum(d.verifier_right + d.verifier_wrong for d in week))],
+                url(DateRange(week[0].day, week[-1].day), reviewed_at__isnull="False"),
+            )
+            for week in weeks
+        ],
+        percent=True,
+    )
+    throughput = Chart(
+        title=gettext("Reviewer throughput (reviews recorded per day)"),
+        series=[Series("reviews", gettext("reviews"))],
+        columns=[Column(day.day.isoformat(), [day.reviews]) for day in days],
+    )
+    return {"verdict_mix": verdict_mix, "useful_rate": useful_rate, "agreement": agreement, "throughput": throughput}
+
+
+def dashboard_context(*, date_range: DateRange, access: Access, url: SessionListUrl, site_name: str) -> dict[str, Any]:
     """Every figure of the dashboard for the range, each with the link to its sessions."""
-    board = dashboard_selectors.dashboard_get(date_range=date_range)
+    board = dashboard_selectors.dashboard_get(date_range=date_range, access=access)
     total = board.total
-    per_day = [
-        {
-            "day": day.day,
-            "total": day.total,
-            "height": percent(day.total, board.max_day_total) or 0,
-            "url": url(DateRange(day.day, day.day)),
-        }
-        for day in board.days
-    ]
     verdict_labels = dict(VerifierVerdict.choices) | {"": gettext("No verdict")}
     verdicts = [
         {
@@ -95,8 +139,7 @@ def dashboard_context(*, date_range: DateRange, url: SessionListUrl, site_name: 
         row["width"] = percent(row["count"], max_aiops) or 0
     return {
         "board": board,
-        "cache_minutes": dashboard_selectors.DAY_CACHE_SECONDS // 60,
-        "per_day": per_day,
+        "trends": trends_context(days=board.days, url=url),
         "verdicts": verdicts,
         "buckets": buckets,
         "score_missing_url": url(date_range, evidence_score__isnull="True"),
@@ -107,7 +150,6 @@ def dashboard_context(*, date_range: DateRange, url: SessionListUrl, site_name: 
             "total": url(date_range),
             "useful": url(date_range, feedback__exact="useful"),
             "not_useful": url(date_range, feedback__exact="not_useful"),
-            "needs_review": url(date_range, needs_review="1"),
             "reviewed": url(date_range, reviewed_at__isnull="False"),
             "triage": reverse("admin:backoffice_triageitem_changelist", current_app=site_name),
             "open_bad_cases": reverse("admin:cases_badcase_changelist", current_app=site_name)
@@ -120,9 +162,9 @@ def dashboard_context(*, date_range: DateRange, url: SessionListUrl, site_name: 
     }
 
 
-def calibration_context(*, date_range: DateRange, url: SessionListUrl) -> dict[str, Any]:
+def calibration_context(*, date_range: DateRange, access: Access, url: SessionListUrl) -> dict[str, Any]:
     """Verifier verdict x user feedback x reviewer judgement, with the sessions behind each cell."""
-    calibration = dashboard_selectors.calibration_get(date_range=date_range)
+    calibration = dashboard_selectors.calibration_get(date_range=date_range, access=access)
     verdict_labels = dict(VerifierVerdict.choices) | {"": gettext("No verdict")}
     feedback_labels = dict(Feedback.choices) | {"": gettext("No feedback")}
     judgement_labels = dict(ReviewJudgement.choices) | {"": gettext("Not reviewed")}
@@ -182,6 +224,7 @@ def calibration_context(*, date_range: DateRange, url: SessionListUrl) -> dict[s
         user_vs_reviewer.append({"label": feedback_labels[feedback], "cells": cells})
     reviewed_verdicts = calibration.verifier_right + calibration.verifier_wrong
     return {
+        "trends": trends_context(days=calibration.days, url=url),
         "by_feedback": matrix(
             "feedback", dashboard_selectors.FEEDBACKS, feedback_labels, dashboard_selectors.VERDICT_AGREES_WITH_FEEDBACK
         ),

@@ -15,6 +15,7 @@ from django.utils.translation import gettext_lazy as _
 
 from diagnosis.admin import HEAVY_SESSION_FIELDS
 from diagnosis.models import EvaluationState, Feedback, VerifierVerdict
+from diagnosis.selectors import sessions_needing_review
 from selfeval_site.adminkit.display import session_inspector_link, verdict_badge
 from selfeval_site.adminkit.mixins import ReadOnlyAdminMixin, TenantAdminMixin
 from selfeval_site.adminkit.paging import CappedCountPaginator
@@ -63,7 +64,9 @@ class TriageQueueAdmin(SessionActionsMixin, TenantAdminMixin, ReadOnlyAdminMixin
         return request.user.has_perm("diagnosis.view_diagnosissession")
 
     def get_queryset(self, request):
-        return super().get_queryset(request).filter(needs_review=True).defer(*HEAVY_SESSION_FIELDS)
+        # The dashboard's "need review" counts the same queryset (`sessions_needing_review`).
+        queued = sessions_needing_review(access=self.access(request), queryset=super().get_queryset(request))
+        return queued.defer(*HEAVY_SESSION_FIELDS)
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         # A queue item is a session: its page is the inspector.

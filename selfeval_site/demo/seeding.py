@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.db import connection, transaction
 
@@ -21,6 +21,7 @@ from diagnosis.models import (
 )
 from diagnosis.serializers import SessionIngestSerializer
 from diagnosis.services.rows import session_rows_from_payload
+from diagnosis.services.session_days import session_day_key, session_days_rebuild
 from selfeval_site.demo.generator import DemoSession, demo_session_build
 from selfeval_site.demo.mirrored import plausible_evaluation
 from selfeval_site.demo.writers import RowWriter, as_aware, row_writer
@@ -97,6 +98,12 @@ def demo_sessions_seed(
             batch_size=batch_size,
             keep_sessions=keep_sessions,
             progress=progress,
+        )
+    if result.created:
+        # The rows were written in bulk, past the services that keep the day rollups.
+        session_days_rebuild(
+            first=session_day_key(project_id=0, created_at=now - timedelta(days=days + 1))[1],
+            last=session_day_key(project_id=0, created_at=now)[1],
         )
     if connection.vendor == "postgresql" and result.created >= 10_000:
         # Fresh statistics, so the admin's first queries on a big seed get sensible plans.

@@ -12,7 +12,7 @@ PASSWORD = "pw-for-tests-only"
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
-    """The dashboard caches past days; every test starts from its own data."""
+    """Every test starts from an empty cache (API keys, throttling)."""
     cache.clear()
     yield
     cache.clear()

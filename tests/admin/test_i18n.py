@@ -17,7 +17,7 @@ def test_accept_language_serves_the_chinese_admin(reviewer_client, rejected_sess
         reverse("admin:diagnosis_diagnosissession_change", args=[rejected_session.pk]), HTTP_ACCEPT_LANGUAGE="zh-CN"
     )
 
-    assert "每日会话数" in dashboard.content.decode()
+    assert "每日结论分布" in dashboard.content.decode()
     html = inspector.content.decode()
     assert "执行" in html and "证据" in html and "标记为已审核" in html
     # User content is not translated: the answer appears exactly as the agent wrote it.
