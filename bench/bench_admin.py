@@ -5,8 +5,9 @@ over a year, two tool invocations, one evidence ref and one step each, plus feed
 and bad cases in realistic proportions, with fast set-based SQL (generate_series; `seed_demo
 --bulk-only` generates payloads in Python, about 700 sessions/s here, which would take ~25 minutes).
 Then times the server side of each page in process with Django's test Client as a logged-in
-superuser: p50 / p95 over BENCH_ADMIN_REPEAT requests (default 30) after 3 warm-ups. Target: < 300 ms.
-The database is dropped afterwards.
+superuser: p50 / p95 over BENCH_ADMIN_REPEAT requests (default 30) after 3 warm-ups. Target: < 300 ms
+p95 for every page, the dashboard's 30, 90 and 365-day ranges included; the exit status is 1 when a
+page misses it. The database is dropped afterwards.
 """
 
 import os
@@ -159,13 +160,17 @@ def measure() -> list[tuple[str, float, float, float]]:
     )
     client = Client()
     client.force_login(user)
-    ninety = "/admin/?start=" + _days_ago(89) + "&end=" + _days_ago(0)
+    ninety = "?start=" + _days_ago(89) + "&end=" + _days_ago(0)
+    year = "?start=" + _days_ago(364) + "&end=" + _days_ago(0)
+    # Every page is held to the target. "Cold cache": Django's cache is cleared before each request
+    # (the dashboard no longer caches; past days come from the rollups, today is counted live).
     pages = [
         ("dashboard (30 days, cold cache)", "/admin/", True),
         ("dashboard (30 days)", "/admin/"),
-        # Informational: a quarter read cold is ~250k sessions; the target applies to the default view.
-        ("dashboard (90 days, cold cache) [info]", ninety, True),
-        ("dashboard (90 days)", ninety),
+        ("dashboard (90 days, cold cache)", "/admin/" + ninety, True),
+        ("dashboard (90 days)", "/admin/" + ninety),
+        ("dashboard (365 days, cold cache)", "/admin/" + year, True),
+        ("dashboard (365 days)", "/admin/" + year),
         ("session list, verdict=REJECT", "/admin/diagnosis/diagnosissession/?verifier_verdict__exact=REJECT"),
         (
             "session list, verdict=REJECT, page 50",
@@ -176,11 +181,12 @@ def measure() -> list[tuple[str, float, float, float]]:
             "session list, failed AIOps check",
             "/admin/diagnosis/diagnosissession/?aiops_failed_check=evidence_tools_called",
         ),
-        ("triage queue", "/admin/diagnosis/diagnosissession/triage/"),
-        ("triage queue, reason=not_useful", "/admin/diagnosis/diagnosissession/triage/?reason=not_useful"),
+        ("triage queue", "/admin/backoffice/triageitem/"),
+        ("triage queue, reason=not_useful", "/admin/backoffice/triageitem/?reason=not_useful"),
         ("session inspector (rich session)", f"/admin/diagnosis/diagnosissession/{inspected.pk}/change/"),
         ("session inspector (bulk session)", f"/admin/diagnosis/diagnosissession/{middle}/change/"),
         ("calibration (last 30 days)", "/admin/calibration/"),
+        ("calibration (365 days, cold cache)", "/admin/calibration/" + year, True),
         ("case list, pending", "/admin/cases/case/?status__exact=pending"),
         ("bad case list, open", "/admin/cases/badcase/?status__exact=open"),
     ]
@@ -223,9 +229,14 @@ def main() -> int:
         manage(database, "migrate", "--noinput")
         fill(database, SESSIONS)
         print(f"   filled in {time.perf_counter() - started:.0f}s", flush=True)
+        # The fill is raw SQL, past the services that keep the per-day rollups: rebuild them, as an
+        # operator does after a bulk load or the upgrade that introduces them.
+        started = time.perf_counter()
+        manage(database, "rollups_rebuild")
+        print(f"   rollups rebuilt in {time.perf_counter() - started:.0f}s", flush=True)
         os.environ.update(django_env(database, ALLOWED_HOSTS="testserver,127.0.0.1"))
         results = measure()
-    slow = [label for label, _p50, p95, _mean in results if p95 >= TARGET_MS and "[info]" not in label]
+    slow = [label for label, _p50, p95, _mean in results if p95 >= TARGET_MS]
     print(f"   {'all pages under target' if not slow else 'OVER TARGET: ' + ', '.join(slow)}")
     return 1 if slow else 0
 

@@ -6,9 +6,8 @@ sessions behind that figure.
 """
 
 import datetime as dt
-from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote_plus, urlencode
 
 from django.urls import reverse
 from django.utils import timezone
@@ -21,21 +20,37 @@ from selfeval_site.backoffice.dashboard import DateRange, DayFigures
 from selfeval_site.tenancy.access import Access
 
 SESSIONS_CHANGELIST = "admin:diagnosis_diagnosissession_changelist"
-SessionListUrl = Callable[..., str]
 
 
 def percent(part: int, whole: int) -> float | None:
     return round(100.0 * part / whole, 1) if whole else None
 
 
-def session_list_url_for(site_name: str) -> SessionListUrl:
+class SessionListUrl:
     """`url(date_range, **lookups)`: the session list filtered to the range and the lookups."""
-    base = reverse(SESSIONS_CHANGELIST, current_app=site_name)
 
-    def url(date_range: DateRange, **lookups: Any) -> str:
-        return f"{base}?{urlencode({**date_range.lookups(), **lookups})}"
+    def __init__(self, base: str):
+        self.base = base
 
-    return url
+    def __call__(self, date_range: DateRange, **lookups: Any) -> str:
+        return f"{self.base}?{urlencode({**date_range.lookups(), **lookups})}"
+
+    def of_days(self, days: list[dt.date]) -> dict[dt.date, str]:
+        """The list of each day's sessions, for a year of days at once: the bounds computed and
+        quoted directly (the same URLs as `url(DateRange(day, day))`, a tenth of the cost)."""
+        zone = timezone.get_current_timezone()
+        bounds = {
+            day: quote_plus(dt.datetime.combine(day, dt.time.min, tzinfo=zone).isoformat(sep=" "))
+            for day in {*days, *(day + dt.timedelta(days=1) for day in days)}
+        }
+        return {
+            day: f"{self.base}?created_at__gte={bounds[day]}&created_at__lt={bounds[day + dt.timedelta(days=1)]}"
+            for day in days
+        }
+
+
+def session_list_url_for(site_name: str) -> SessionListUrl:
+    return SessionListUrl(reverse(SESSIONS_CHANGELIST, current_app=site_name))
 
 
 def range_context(*, start: str | None, end: str | None) -> tuple[DateRange, dict[str, Any]]:
@@ -60,8 +75,10 @@ def trends_context(*, days: list[DayFigures], url: SessionListUrl) -> dict[str, 
     week, reviews recorded per day."""
     verdict_labels = dict(VerifierVerdict.choices) | {"": gettext("No verdict")}
 
+    day_urls = url.of_days([day.day for day in days])
+
     def day_url(day: DayFigures) -> str:
-        return url(DateRange(day.day, day.day))
+        return day_urls[day.day]
 
     verdict_mix = Chart(
         title=gettext("Verdict mix per day"),

@@ -10,6 +10,7 @@ from django.urls import reverse
 from diagnosis.models import SessionDay
 from selfeval_site.backoffice.charts import Chart, Column, Series
 from selfeval_site.backoffice.dashboard import DateRange, dashboard_get
+from selfeval_site.backoffice.pages import session_list_url_for
 from selfeval_site.tenancy.access import Access
 from tests import clock
 from tests.factories import (
@@ -149,3 +150,10 @@ def test_chart_labels_are_escaped():
 
     assert "<script>" not in html and "<b>" not in html and "<img" not in html
     assert "&lt;script&gt;" in html and "&lt;img src=x" in html
+
+
+def test_day_links_are_the_session_list_of_each_day():
+    url = session_list_url_for("admin")
+    days = [clock.now().date() - dt.timedelta(days=offset) for offset in range(3)]
+
+    assert url.of_days(days) == {day: url(DateRange(day, day)) for day in days}
