@@ -13,8 +13,8 @@ from html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext
 
-WIDTH = 720
-HEIGHT = 160
+WIDTH = 540
+HEIGHT = 150
 AXIS = 34  # room on the left for the scale's labels
 
 
@@ -112,7 +112,7 @@ class Chart:
     def svg(self) -> SafeString:
         parts = [
             f'<svg class="se-chart-svg" viewBox="0 0 {WIDTH} {HEIGHT + 18}" role="img" '
-            f'aria-label="{escape(self.title)}" preserveAspectRatio="none">'
+            f'aria-label="{escape(self.title)}">'
         ]
         for line in self.scale:
             parts.append(
