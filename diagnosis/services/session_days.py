@@ -3,16 +3,15 @@
 Every service that changes what a day counts (ingestion, evaluation and its state, feedback,
 reviews) calls `session_days_refresh` with the (project, day) keys it touched, inside its own
 transaction, so the rollup commits or rolls back with the change. The rows are locked first:
-two transactions refreshing the same day run one after the other, and the second recomputes
-after the first committed (READ COMMITTED takes a new snapshot per statement), so neither
-overwrites the other's change with an older count.
+two transactions refreshing the same day run one after the other, and the second counts after
+the first committed (READ COMMITTED takes a new snapshot per statement), so neither overwrites
+the other's change with an older count.
 """
 
 import datetime as dt
 from collections.abc import Iterable
 
 from django.db import transaction
-from django.db.models import Q
 
 from diagnosis.models import DiagnosisSession, SessionDay
 from diagnosis.selectors import SCORE_BUCKETS, session_days_compute, session_days_zone
@@ -39,27 +38,29 @@ def session_day_keys(*, session_pks: Iterable[int]) -> set[DayKey]:
 def session_days_refresh(*, keys: Iterable[DayKey]) -> None:
     """Recompute these (project, day) rows from the sessions, in the caller's transaction.
 
-    Seven statements for one day (ensure the rows, lock them, four counts, the update), four more
-    per further day.
+    Six statements for one day: lock the rows (an upsert, which creates the missing ones), four
+    counts, write the figures (an upsert again); four more per further day.
     """
     keys = sorted(set(keys))
     if not keys:
         return
-    with transaction.atomic():
-        SessionDay.objects.bulk_create(
-            [SessionDay(project_id=project_id, day=day) for project_id, day in keys], ignore_conflicts=True
-        )
-        wanted = Q()
-        for project_id, day in keys:
-            wanted |= Q(project_id=project_id, day=day)
-        locked = list(SessionDay.objects.select_for_update().filter(wanted).order_by("project_id", "day"))
-        fresh: dict[DayKey, SessionDay] = {}
+    with transaction.atomic(savepoint=False):  # part of the caller's transaction, no savepoint of its own
+        # ON CONFLICT DO UPDATE locks each row until commit: the counts below run after any
+        # concurrent refresh of the same day has committed.
+        _upsert([SessionDay(project_id=project_id, day=day) for project_id, day in keys], ["sessions"])
+        rows = []
         for day in sorted({day for _project_id, day in keys}):
             projects = {project_id for project_id, key_day in keys if key_day == day}
-            fresh.update(session_days_compute(access=Access.to_everything(), first=day, last=day, project_ids=projects))
-        for row in locked:
-            _copy_figures(fresh.get((row.project_id, row.day)), row)
-        SessionDay.objects.bulk_update(locked, _FIGURES)
+            fresh = session_days_compute(access=Access.to_everything(), first=day, last=day, project_ids=projects)
+            for project_id in sorted(projects):
+                row = SessionDay(project_id=project_id, day=day)
+                _copy_figures(fresh.get((project_id, day)), row)
+                rows.append(row)
+        _upsert(rows, _FIGURES)
+
+
+def _upsert(rows: list[SessionDay], fields: list[str]) -> None:
+    SessionDay.objects.bulk_create(rows, update_conflicts=True, unique_fields=["project", "day"], update_fields=fields)
 
 
 def session_days_rebuild(*, first: dt.date, last: dt.date, chunk_days: int = 31) -> int:

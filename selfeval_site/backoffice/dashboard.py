@@ -89,23 +89,28 @@ class DayFigures:
     reviewed: int = 0
     score_missing: int = 0
     score_buckets: list[int] = field(default_factory=lambda: [0] * len(SCORE_BUCKETS))
-    # (verdict, feedback, judgement) -> sessions
+    # (verdict, feedback, judgement) -> sessions, and its two sums the pages read most
     cube: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    verdicts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(VERDICTS, 0))
+    feedback: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FEEDBACKS, 0))
     aiops_failures: dict[str, int] = field(default_factory=dict)
     verifier_right: int = 0
     verifier_wrong: int = 0
     reviews: int = 0
 
-    def add(self, row: SessionDay) -> None:
-        self.total += row.sessions
+    def add(self, row: "SessionDay | DayFigures") -> None:
+        """Count a rollup row (or another day's figures) in."""
+        self.total += row.total if isinstance(row, DayFigures) else row.sessions
         self.needs_review += row.needs_review
         self.reviewed += row.reviewed
         self.score_missing += row.score_missing
         for index, count in enumerate(row.score_buckets):
             self.score_buckets[index] += count
         for cell, count in row.cube.items():
-            key = tuple(cell.split("|"))
+            key = cell if isinstance(cell, tuple) else tuple(cell.split("|"))
             self.cube[key] = self.cube.get(key, 0) + count
+            self.verdicts[key[0]] = self.verdicts.get(key[0], 0) + count
+            self.feedback[key[1]] = self.feedback.get(key[1], 0) + count
         for name, count in row.aiops_failures.items():
             self.aiops_failures[name] = self.aiops_failures.get(name, 0) + count
         self.verifier_right += row.verifier_right
@@ -123,15 +128,11 @@ class DayFigures:
 
     @property
     def useful(self) -> int:
-        return self.cell(feedback=Feedback.USEFUL)
+        return self.feedback.get(Feedback.USEFUL, 0)
 
     @property
     def not_useful(self) -> int:
-        return self.cell(feedback=Feedback.NOT_USEFUL)
-
-    @property
-    def verdicts(self) -> dict[str, int]:
-        return {verdict: self.cell(verdict=verdict) for verdict in VERDICTS}
+        return self.feedback.get(Feedback.NOT_USEFUL, 0)
 
 
 def range_days(*, date_range: DateRange, access: Access) -> list[DayFigures]:
@@ -156,18 +157,7 @@ def range_days(*, date_range: DateRange, access: Access) -> list[DayFigures]:
 def range_total(days: list[DayFigures], date_range: DateRange) -> DayFigures:
     total = DayFigures(day=date_range.start)
     for day in days:
-        total.total += day.total
-        total.needs_review += day.needs_review
-        total.reviewed += day.reviewed
-        total.score_missing += day.score_missing
-        total.score_buckets = [a + b for a, b in zip(total.score_buckets, day.score_buckets, strict=True)]
-        for key, count in day.cube.items():
-            total.cube[key] = total.cube.get(key, 0) + count
-        for name, count in day.aiops_failures.items():
-            total.aiops_failures[name] = total.aiops_failures.get(name, 0) + count
-        total.verifier_right += day.verifier_right
-        total.verifier_wrong += day.verifier_wrong
-        total.reviews += day.reviews
+        total.add(day)
     return total
 
 

@@ -10,6 +10,7 @@ from diagnosis.constants import Layer
 from diagnosis.models import AiOpsCheck, DiagnosisSession
 from diagnosis.services.evaluation import session_evaluate
 from selfeval_site.backoffice.dashboard import DateRange, dashboard_get
+from selfeval_site.tenancy.access import Access
 from tests.factories import (
     aiops_payload,
     chat_payload,
@@ -98,8 +99,8 @@ def test_statements_per_aiops_evaluation_are_constant(project, django_assert_num
     session = session_ingest(project, diagnosis_payload("a-1", mode="aiops", aiops_failure=failure))
     session_evaluate(session_pk=session.pk)
 
-    # The chat session's 14 (test_evaluation.py) + the stale-check DELETE and the check upsert.
-    with django_assert_num_queries(16):
+    # The chat session's 20 (test_evaluation.py) + the stale-check DELETE and the check upsert.
+    with django_assert_num_queries(22):
         session_evaluate(session_pk=session.pk)
 
 
@@ -109,14 +110,14 @@ def test_the_dashboard_counts_the_rows_of_the_range(project):
     session_ingest_evaluated(project, diagnosis_payload("a-2", mode="aiops"))
     today = timezone.localdate()
 
-    board = dashboard_get(date_range=DateRange(today, today))
+    board = dashboard_get(date_range=DateRange(today, today), access=Access.to_everything())
     failed = session.self_evaluation[Layer.AIOPS]["failed_checks"]
     assert "evidence_tools_succeeded" in failed
     assert dict(board.aiops_failures) == dict.fromkeys(failed, 1)  # a-2 failed none
 
     session_ingest(project, diagnosis_payload("a-1", mode="aiops"))
     session_evaluate(session_pk=session.pk)
-    assert dashboard_get(date_range=DateRange(today, today)).aiops_failures == []
+    assert dashboard_get(date_range=DateRange(today, today), access=Access.to_everything()).aiops_failures == []
 
 
 def test_the_backfill_makes_the_rows_the_evaluation_would_have_made(project):

@@ -18,6 +18,7 @@ from diagnosis.services.evaluation import session_evaluate, session_evaluation_r
 from diagnosis.services.evaluation_data import session_data_from_models, session_data_from_payload
 from selfeval_site.backoffice.dashboard import calibration_get, dashboard_get, date_range_parse
 from selfeval_site.backoffice.triage import TRIAGE_CHANGELIST
+from selfeval_site.tenancy.access import Access
 from tests.admin.conftest import logged_in
 from tests.factories import aiops_payload, diagnosis_payload, session_ingest, session_ingest_evaluated
 from tests.feedback.helpers import post_json
@@ -86,8 +87,8 @@ def test_legacy_verdicts_count_in_no_dashboard_queue_calibration_or_bad_case(pro
         session_evaluate(session_pk=session.pk)
     date_range, _errors = date_range_parse(start=None, end=None)
 
-    dashboard = dashboard_get(date_range=date_range)
-    calibration = calibration_get(date_range=date_range)
+    dashboard = dashboard_get(date_range=date_range, access=Access.to_everything())
+    calibration = calibration_get(date_range=date_range, access=Access.to_everything())
 
     assert dashboard.verdicts == {"PASS": 0, "LOW_CONFID": 0, "REJECT": 0, "": 2}  # both counted without a verdict
     assert dashboard.needs_review == 0
