@@ -18,7 +18,7 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from cases import services as case_services
-from cases.models import CATEGORY_FOR_ATTRIBUTION, BadCase, BadCaseStatus, Case, CaseRevision, CaseStatus
+from cases.models import CATEGORY_FOR_ATTRIBUTION, BadCaseStatus, Case, CaseRevision, CaseStatus
 from diagnosis.admin import HEAVY_SESSION_FIELDS
 from diagnosis.models import DiagnosisSession
 from selfeval_site.adminkit.csv_export import CSVExportMixin
