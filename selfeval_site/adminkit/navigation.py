@@ -12,7 +12,8 @@ def changelist_next(*, model_admin, request: HttpRequest, obj: Model, condition:
 
     The list is the one named by the change form's `_changelist_filters` (its filters, search and
     sort order, scoped as the list is); after the last object it wraps to the first. `obj` itself
-    is never returned: None when no other object matches. Three queries at most.
+    is never returned: None when no other object matches. Costs the list's own queries (its filters'
+    choices, its capped count) and two or three more; run it after a save, not on every page view.
     """
     listing = copy.copy(request)
     listing.GET = QueryDict(request.GET.get("_changelist_filters", ""))
