@@ -11,6 +11,7 @@ from django.http import HttpResponseRedirect
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from evolution.models import THRESHOLD_SPECS, ThresholdChange, VerificationLog, VerificationThresholds
 from evolution.services.thresholds import thresholds_update
@@ -275,13 +276,13 @@ class VerificationLogAdmin(admin.ModelAdmin):
         return format_html(
             '<table class="se-evo-dimensions"><thead><tr><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th>'
             "<th>{}</th><th>{}</th></tr></thead><tbody>{}</tbody></table>",
-            _("dimension"),
-            _("measure"),
-            _("old"),
-            _("new"),
-            _("change"),
-            _("required"),
-            _("met"),
+            pgettext_lazy("dimension table", "Dimension"),
+            pgettext_lazy("dimension table", "Measure"),
+            pgettext_lazy("dimension table", "Old"),
+            pgettext_lazy("dimension table", "New"),
+            pgettext_lazy("dimension table", "Change"),
+            pgettext_lazy("dimension table", "Required"),
+            pgettext_lazy("dimension table", "Met"),
             format_html_join(
                 "",
                 '<tr><th scope="row">{}</th><td>{}</td><td class="se-num">{}</td><td class="se-num">{}</td>'
