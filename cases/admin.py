@@ -24,7 +24,7 @@ from diagnosis.models import DiagnosisSession
 from selfeval_site.adminkit.csv_export import CSVExportMixin
 from selfeval_site.adminkit.display import verdict_badge
 from selfeval_site.adminkit.mixins import TenantAdminMixin
-from selfeval_site.adminkit.navigation import changelist_next
+from selfeval_site.adminkit.navigation import change_url, changelist_next, changelist_url
 from selfeval_site.adminkit.paging import CappedCountPaginator
 
 # The case form's decide buttons: the POST name -> the status it decides.
@@ -102,24 +102,6 @@ class CaseForm(forms.ModelForm):
             self.fields["decision_note"].initial = self.instance.review_note
 
 
-def changelist_url(model_admin, request) -> str:
-    """The change list the user came from, with its filters."""
-    opts = model_admin.opts
-    url = reverse(f"admin:{opts.app_label}_{opts.model_name}_changelist", current_app=model_admin.admin_site.name)
-    preserved = model_admin.get_preserved_filters(request)
-    return f"{url}?{request.GET['_changelist_filters']}" if preserved else url
-
-
-def change_url(model_admin, request, obj) -> str:
-    """`obj`'s change form, keeping the change list the user came from."""
-    opts = model_admin.opts
-    url = reverse(
-        f"admin:{opts.app_label}_{opts.model_name}_change", args=[obj.pk], current_app=model_admin.admin_site.name
-    )
-    preserved = model_admin.get_preserved_filters(request)
-    return f"{url}?{preserved}" if preserved else url
-
-
 @admin.register(Case)
 class CaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
     list_display = [
@@ -185,6 +167,7 @@ class CaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
         (
             _("Origin"),
             {
+                "classes": ["collapse"],
                 "fields": [
                     "id",
                     "project",
@@ -194,7 +177,7 @@ class CaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
                     "created_by",
                     "created_at",
                     "updated_at",
-                ]
+                ],
             },
         ),
     ]
@@ -390,14 +373,15 @@ class BadCaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
     show_facets = admin.ShowFacets.NEVER
     paginator = CappedCountPaginator
     list_per_page = 50
+    # What the reviewer sets first, next to the buttons; the bookkeeping after it.
     fields = [
-        "session",
-        "project",
-        "source",
         "status",
         "category",
         "assignee",
         "notes",
+        "session",
+        "project",
+        "source",
         "verifier_verdict",
         "feedback_count",
         "created_at",

@@ -13,7 +13,13 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from evolution.models import THRESHOLD_SPECS, ThresholdChange, VerificationLog, VerificationThresholds
+from evolution.models import (
+    THRESHOLD_SPECS,
+    CompetitorStatus,
+    ThresholdChange,
+    VerificationLog,
+    VerificationThresholds,
+)
 from evolution.services.thresholds import thresholds_update
 from selfeval_site.adminkit.paging import CappedCountPaginator
 
@@ -87,7 +93,9 @@ def dimension_rows(metrics: dict[str, Any]) -> list[tuple[str, str, Any, Any, st
     )
     rank = competitors.get("rank")
     participants = competitors.get("participants")
-    rank_text = f"#{rank} / {participants}" if rank is not None else str(competitors.get("status") or "—")
+    status = competitors.get("status")
+    status_label = CompetitorStatus(status).label if status in CompetitorStatus.values else status
+    rank_text = f"#{rank} / {participants}" if rank is not None else str(status_label or "—")
     has_feedback = feedback.get("has_feedback")
     return [
         (

@@ -3,8 +3,10 @@
 import copy
 
 from django.contrib.admin.options import IncorrectLookupParameters
+from django.contrib.admin.templatetags.admin_urls import add_preserved_filters
 from django.db.models import Model, Q
 from django.http import HttpRequest, QueryDict
+from django.urls import reverse
 
 
 def changelist_next(*, model_admin, request: HttpRequest, obj: Model, condition: Q) -> Model | None:
@@ -47,3 +49,24 @@ def _after(model: type[Model], obj: Model, ordering: list) -> Q | None:
         after |= equal & Q(**{f"{name}__{'lt' if descending else 'gt'}": values[name]})
         equal &= Q(**{name: values[name]})
     return after
+
+
+def changelist_url(model_admin, request) -> str:
+    """The change list the user came from, with its filters."""
+    return _with_filters(model_admin, request, f"admin:{_names(model_admin)}_changelist")
+
+
+def change_url(model_admin, request, obj) -> str:
+    """`obj`'s change form, keeping the change list the user came from."""
+    return _with_filters(model_admin, request, f"admin:{_names(model_admin)}_change", obj.pk)
+
+
+def _names(model_admin) -> str:
+    return f"{model_admin.opts.app_label}_{model_admin.opts.model_name}"
+
+
+def _with_filters(model_admin, request, name: str, *args) -> str:
+    # Django's own re-encoding of the preserved filters (what its "Save" redirects use).
+    url = reverse(name, args=args, current_app=model_admin.admin_site.name)
+    context = {"preserved_filters": model_admin.get_preserved_filters(request), "opts": model_admin.opts}
+    return add_preserved_filters(context, url)
