@@ -1,10 +1,16 @@
-"""Case curation (approve / reject with cases.approve_case) and bad-case triage."""
+"""Case curation (approve / reject with cases.approve_case) and bad-case triage.
+
+An approver decides on the case form ("Save & approve" / "Save & reject": the edits and the
+decision in one transaction) and moves on to the next pending case; the list's approve / reject
+actions are for bulk decisions on the stored fields.
+"""
 
 from django import forms
 from django.contrib import admin, messages
-from django.contrib.admin import ActionLocation
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import Q
+from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
@@ -12,15 +18,17 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from cases import services as case_services
-from cases.models import BadCase, BadCaseStatus, Case, CaseRevision
+from cases.models import CATEGORY_FOR_ATTRIBUTION, BadCaseStatus, Case, CaseRevision, CaseStatus
 from diagnosis.admin import HEAVY_SESSION_FIELDS
 from diagnosis.models import DiagnosisSession
 from selfeval_site.adminkit.csv_export import CSVExportMixin
 from selfeval_site.adminkit.display import verdict_badge
 from selfeval_site.adminkit.mixins import TenantAdminMixin
+from selfeval_site.adminkit.navigation import change_url, changelist_next, changelist_url
 from selfeval_site.adminkit.paging import CappedCountPaginator
 
-BOTH_LOCATIONS = [ActionLocation.CHANGE_LIST, ActionLocation.CHANGE_FORM]
+# The case form's decide buttons: the POST name -> the status it decides.
+DECISIONS = {"_approve": CaseStatus.APPROVED, "_reject": CaseStatus.REJECTED}
 
 
 class FirstValuesFilter(admin.AllValuesFieldListFilter):
@@ -80,6 +88,20 @@ class CaseRevisionInline(admin.TabularInline):
         return super().get_queryset(request).select_related("editor")
 
 
+class CaseForm(forms.ModelForm):
+    decision_note = forms.CharField(
+        label=_("Review note"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text=_("Stored with “Save & approve” or “Save & reject”."),
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            self.fields["decision_note"].initial = self.instance.review_note
+
+
 @admin.register(Case)
 class CaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
     list_display = [
@@ -110,6 +132,7 @@ class CaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
     raw_id_fields = ["session"]
     inlines = [CaseRevisionInline]
     change_form_template = "admin/cases/case/change_form.html"
+    form = CaseForm
     actions = ["approve_cases", "reject_cases", "export_csv"]
     csv_columns = {
         "case_id": "id",
@@ -144,6 +167,7 @@ class CaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
         (
             _("Origin"),
             {
+                "classes": ["collapse"],
                 "fields": [
                     "id",
                     "project",
@@ -153,7 +177,7 @@ class CaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
                     "created_by",
                     "created_at",
                     "updated_at",
-                ]
+                ],
             },
         ),
     ]
@@ -196,16 +220,57 @@ class CaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
     def session_display(self, obj):
         return session_link(obj.session)
 
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        # Checked before the form is even read: without the permission nothing is saved either.
+        if request.method == "POST" and self._decision(request) and not self.has_approve_permission(request):
+            raise PermissionDenied
+        return super().changeform_view(request, object_id, form_url, extra_context)
+
+    @staticmethod
+    def _decision(request) -> str | None:
+        return next((status for name, status in DECISIONS.items() if name in request.POST), None)
+
     def save_model(self, request, obj, form, change):
-        """Edits go through case_update, which records the revision (who, when, old -> new)."""
+        """Edits go through case_update, which records the revision (who, when, old -> new); with a
+        decide button, through case_approve / case_reject, which save them and decide in one transaction."""
         changes = {name: form.cleaned_data[name] for name in form.changed_data if name in self.editable_fields}
-        if changes:
-            try:
+        decision = self._decision(request)
+        note = form.cleaned_data.get("decision_note", "")
+        try:
+            if decision is not None:
+                service = case_services.case_approve if decision == CaseStatus.APPROVED else case_services.case_reject
+                service(case=obj, user=request.user, note=note, changes=changes)
+                obj.decision_saved = decision  # read by response_change, on this request's instance only
+            elif changes:
                 case_services.case_update(case=obj, user=request.user, changes=changes)
-            except PermissionDenied:
-                raise
-            except ValidationError as error:
-                self.message_user(request, "; ".join(error.messages), messages.ERROR)
+        except PermissionDenied:
+            raise
+        except ValidationError as error:
+            self.message_user(request, "; ".join(error.messages), messages.ERROR)
+            return
+        if decision is None and "decision_note" in form.changed_data:
+            self.message_user(
+                request,
+                gettext("The review note was not stored: it is stored with “Save & approve” or “Save & reject”."),
+                messages.WARNING,
+            )
+
+    def response_change(self, request, obj):
+        decision = getattr(obj, "decision_saved", None)
+        if decision is None:
+            return super().response_change(request, obj)
+        self.log_change(request, obj, gettext("Approved") if decision == CaseStatus.APPROVED else gettext("Rejected"))
+        done = (
+            gettext("Case “%(title)s” saved and approved.")
+            if decision == CaseStatus.APPROVED
+            else gettext("Case “%(title)s” saved and rejected.")
+        ) % {"title": obj.title}
+        self.message_user(request, done, messages.SUCCESS)
+        following = changelist_next(model_admin=self, request=request, obj=obj, condition=Q(status=CaseStatus.PENDING))
+        if following is None:
+            self.message_user(request, gettext("No more pending cases in this list."), messages.INFO)
+            return HttpResponseRedirect(changelist_url(self, request))
+        return HttpResponseRedirect(change_url(self, request, following))
 
     def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
         session = obj.session if obj is not None else None
@@ -216,6 +281,7 @@ class CaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
                 if session
                 else "",
                 "case_status_badge": status_badge(obj.status, obj.get_status_display()) if obj else "",
+                "can_decide": obj is not None and self.has_approve_permission(request),
             }
         )
         return super().render_change_form(request, context, add=add, change=change, form_url=form_url, obj=obj)
@@ -235,18 +301,30 @@ class CaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
             count += 1
         return count
 
-    @admin.action(permissions=["approve"], description=_("Approve"), location=BOTH_LOCATIONS)
+    # List actions only: on the case form they would decide on the stored fields and drop unsaved
+    # edits; the form has its own "Save & approve" / "Save & reject".
+    @admin.action(permissions=["approve"], description=_("Approve as stored"))
     def approve_cases(self, request, queryset):
         count = self._review(request, queryset, case_services.case_approve, gettext("Approved"))
         self.message_user(
-            request, ngettext("%(n)d case approved.", "%(n)d cases approved.", count) % {"n": count}, messages.SUCCESS
+            request,
+            ngettext(
+                "%(n)d case approved with its stored fields.", "%(n)d cases approved with their stored fields.", count
+            )
+            % {"n": count},
+            messages.SUCCESS,
         )
 
-    @admin.action(permissions=["approve"], description=_("Reject"), location=BOTH_LOCATIONS)
+    @admin.action(permissions=["approve"], description=_("Reject as stored"))
     def reject_cases(self, request, queryset):
         count = self._review(request, queryset, case_services.case_reject, gettext("Rejected"))
         self.message_user(
-            request, ngettext("%(n)d case rejected.", "%(n)d cases rejected.", count) % {"n": count}, messages.SUCCESS
+            request,
+            ngettext(
+                "%(n)d case rejected with its stored fields.", "%(n)d cases rejected with their stored fields.", count
+            )
+            % {"n": count},
+            messages.SUCCESS,
         )
 
 
@@ -254,8 +332,28 @@ class AssignForm(forms.Form):
     assignee = forms.ModelChoiceField(label=_("Assign to"), queryset=get_user_model().objects.none())
 
 
-@admin.register(BadCase)
+class BadCaseForm(forms.ModelForm):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        bad_case = self.instance
+        # Only shown, never stored by itself: the unbound form offers the attribution's category
+        # while nobody has chosen one; saving it is the reviewer's choice (a bound form's initial
+        # stays the stored blank, so the suggestion counts as a change).
+        if self.is_bound or not bad_case.pk or bad_case.category or "category" not in self.fields:
+            return
+        attribution = bad_case.session.failure_attribution
+        suggested = CATEGORY_FOR_ATTRIBUTION.get(attribution)
+        if suggested:
+            self.initial["category"] = suggested
+            self.fields["category"].help_text = gettext(
+                "Suggested from the failure attribution (%(attribution)s); change it if it does not fit."
+            ) % {"attribution": bad_case.session.get_failure_attribution_display()}
+
+
 class BadCaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
+    """Bad-case triage. Registered by the back office, which adds the session panel
+    (`selfeval_site/backoffice/bad_cases.py`: it reads feedback, which this app may not import)."""
+
     list_display = [
         "id",
         "session_display",
@@ -275,14 +373,15 @@ class BadCaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
     show_facets = admin.ShowFacets.NEVER
     paginator = CappedCountPaginator
     list_per_page = 50
+    # What the reviewer sets first, next to the buttons; the bookkeeping after it.
     fields = [
-        "session",
-        "project",
-        "source",
         "status",
         "category",
         "assignee",
         "notes",
+        "session",
+        "project",
+        "source",
         "verifier_verdict",
         "feedback_count",
         "created_at",
@@ -316,6 +415,8 @@ class BadCaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
         "closed_at": "closed_at",
     }
     triage_fields = ["status", "category", "assignee", "notes"]
+    form = BadCaseForm
+    change_form_template = "admin/cases/badcase/change_form.html"
 
     def get_queryset(self, request):
         return super().get_queryset(request).defer(*(f"session__{name}" for name in HEAVY_SESSION_FIELDS))
@@ -354,6 +455,16 @@ class BadCaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
                 case_services.bad_case_update(bad_case=obj, user=request.user, **fields)
             except ValidationError as error:
                 self.message_user(request, "; ".join(error.messages), messages.ERROR)
+
+    def response_change(self, request, obj):
+        if "_savenext" not in request.POST:
+            return super().response_change(request, obj)
+        self.message_user(request, gettext("Bad case #%(id)s saved.") % {"id": obj.pk}, messages.SUCCESS)
+        following = changelist_next(model_admin=self, request=request, obj=obj, condition=Q(status=BadCaseStatus.OPEN))
+        if following is None:
+            self.message_user(request, gettext("No more open bad cases in this list."), messages.INFO)
+            return HttpResponseRedirect(changelist_url(self, request))
+        return HttpResponseRedirect(change_url(self, request, following))
 
     def _update_all(self, request, queryset, done, **fields) -> None:
         count, failed = 0, []

@@ -7,7 +7,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from diagnosis.models import DiagnosisSession
+from diagnosis.models import DiagnosisSession, FailureAttribution
 from selfeval_site.tenancy.access import TenantQuerySet
 from selfeval_site.tenancy.models import Project
 
@@ -156,6 +156,15 @@ class BadCaseCategory(models.TextChoices):
     WRONG_ROOT_CAUSE = "wrong_root_cause", _("Wrong root cause")
     INCOMPLETE = "incomplete", _("Incomplete")
     OTHER = "other", _("Other")
+
+
+# The category a session's failure attribution suggests, offered on the bad-case form until a
+# person sets one: a citation the gatekeeper could not find in the evidence is missing evidence;
+# a claim the verifier found unsupported by what was cited is made up.
+CATEGORY_FOR_ATTRIBUTION = {
+    FailureAttribution.CITATION_FAILURE: BadCaseCategory.MISSING_EVIDENCE,
+    FailureAttribution.UNSUPPORTED_REASONING: BadCaseCategory.HALLUCINATION,
+}
 
 
 class BadCaseSource(models.TextChoices):

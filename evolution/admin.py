@@ -11,25 +11,23 @@ from django.http import HttpResponseRedirect
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
-from evolution.models import THRESHOLD_SPECS, ThresholdChange, VerificationLog, VerificationThresholds
+from evolution.models import (
+    THRESHOLD_SPECS,
+    CompetitorStatus,
+    ThresholdChange,
+    VerificationLog,
+    VerificationThresholds,
+)
 from evolution.services.thresholds import thresholds_update
 from selfeval_site.adminkit.paging import CappedCountPaginator
-
-DIMENSIONS = (
-    ("basic", _("Basic metrics")),
-    ("structure", _("Structure")),
-    ("quality", _("Content quality")),
-    ("competitors", _("Competitor comparison")),
-    ("user_feedback", _("User feedback")),
-    ("decision", _("Decision")),
-)
 
 
 def _value(value: Any) -> str:
     if isinstance(value, bool):
         return format_html('<span class="se-evo-{}">{}</span>', "yes" if value else "no", "✔" if value else "✘")
-    if value is None:
+    if value is None or value == "":
         return "—"
     if isinstance(value, float):
         return f"{value:.4g}"
@@ -52,13 +50,131 @@ def _table(data: dict[str, Any]) -> str:
     )
 
 
-def _dimension_field(key: str, label: str):
-    def display(self, obj: VerificationLog) -> str:
-        return _table((obj.metrics or {}).get(key) or {})
+def _at_least(value: Any) -> str:
+    return "—" if value is None else f"≥ {_value(value)}"
 
-    display.short_description = label
-    display.__name__ = f"{key}_metrics"
-    return display
+
+def _delta(value: Any) -> str:
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return "—"
+    return f"{value:+.4g}"
+
+
+QUALITY_MEASURES = (
+    ("completeness", _("Completeness")),
+    ("usefulness", _("Usefulness")),
+    ("clarity", _("Clarity")),
+    ("overall", _("Overall quality")),
+)
+STRUCTURE_FEATURES = (
+    ("has_headings", "headings", _("headings")),
+    ("has_lists", "lists", _("lists")),
+    ("has_paragraphs", "paragraphs", _("paragraphs")),
+    ("has_code", "code_blocks", _("code")),
+)
+
+
+def dimension_rows(metrics: dict[str, Any]) -> list[tuple[str, str, Any, Any, str, str, Any]]:
+    """The five dimensions and the decision as rows of one table: (dimension, measure, old, new,
+    change, required, met). Reads what a log row stored; a missing key shows as a dash."""
+
+    def part(key: str) -> dict[str, Any]:
+        value = (metrics or {}).get(key)
+        return value if isinstance(value, dict) else {}
+
+    basic, structure, quality = part("basic"), part("structure"), part("quality")
+    competitors, feedback, decision = part("competitors"), part("user_feedback"), part("decision")
+    old_scores, new_scores = quality.get("old_scores") or {}, quality.get("new_scores") or {}
+    improvement, keywords = quality.get("improvement") or {}, quality.get("keywords") or {}
+    counts = structure.get("counts") or {}
+    features = ", ".join(
+        f"{'✔' if structure.get(flag) else '✘'} {label} ({counts.get(count, 0)})"
+        for flag, count, label in STRUCTURE_FEATURES
+    )
+    rank = competitors.get("rank")
+    participants = competitors.get("participants")
+    status = competitors.get("status")
+    status_label = CompetitorStatus(status).label if status in CompetitorStatus.values else status
+    rank_text = f"#{rank} / {participants}" if rank is not None else str(status_label or "—")
+    has_feedback = feedback.get("has_feedback")
+    return [
+        (
+            _("Basic metrics"),
+            _("Length (characters)"),
+            basic.get("old_length"),
+            basic.get("new_length"),
+            "",
+            _at_least(basic.get("min_length")),
+            basic.get("meets_min_length"),
+        ),
+        (
+            "",
+            _("Length ratio"),
+            None,
+            basic.get("length_ratio"),
+            "",
+            _at_least(basic.get("min_improvement_ratio")),
+            basic.get("length_improved"),
+        ),
+        (
+            _("Structure"),
+            _("Structure score"),
+            structure.get("old_structure_score"),
+            structure.get("structure_score"),
+            "",
+            _at_least(structure.get("threshold")),
+            structure.get("meets_threshold"),
+        ),
+        ("", _("Features"), None, features, "", "", None),
+        *(
+            (
+                _("Content quality") if index == 0 else "",
+                label,
+                old_scores.get(key),
+                new_scores.get(key),
+                _delta(improvement.get(f"{key}_delta")),
+                "",
+                improvement.get(f"{key}_improved"),
+            )
+            for index, (key, label) in enumerate(QUALITY_MEASURES)
+        ),
+        (
+            "",
+            _("Keyword coverage"),
+            keywords.get("old_coverage"),
+            keywords.get("coverage"),
+            "",
+            ", ".join(keywords.get("missing") or []),
+            None,
+        ),
+        (
+            _("Competitor comparison"),
+            _("Rank"),
+            None,
+            rank_text,
+            "",
+            "—" if competitors.get("threshold") is None else f"≤ #{competitors.get('threshold')}",
+            competitors.get("meets_threshold") if competitors.get("has_competitor_data") else None,
+        ),
+        (
+            _("User feedback"),
+            _("Satisfaction"),
+            None,
+            feedback.get("satisfaction"),
+            feedback.get("comments") or "",
+            _at_least(feedback.get("threshold")),
+            feedback.get("meets_threshold") if has_feedback else None,
+        ),
+        (
+            _("Decision"),
+            _("Confidence"),
+            None,
+            decision.get("confidence"),
+            "",
+            _at_least(decision.get("min_confidence")),
+            decision.get("meets_confidence"),
+        ),
+    ]
 
 
 @admin.register(VerificationLog)
@@ -91,7 +207,8 @@ class VerificationLogAdmin(admin.ModelAdmin):
         "reasons_display",
         "suggestions_display",
         "thresholds_display",
-        *(f"{key}_metrics" for key, _label in DIMENSIONS),
+        "dimensions_display",
+        "answers_display",
     ]
     fieldsets = [
         (
@@ -113,9 +230,9 @@ class VerificationLogAdmin(admin.ModelAdmin):
                 ]
             },
         ),
-        (_("Metrics per dimension"), {"fields": [f"{key}_metrics" for key, _label in DIMENSIONS]}),
+        (_("Metrics per dimension"), {"fields": ["dimensions_display"]}),
+        (_("Answers"), {"fields": ["query", "answers_display", "user_feedback", "fingerprint"]}),
         (_("Thresholds used"), {"fields": ["thresholds_display"]}),
-        (_("Answers"), {"fields": ["query", "old_response", "new_response", "user_feedback", "fingerprint"]}),
     ]
 
     def get_queryset(self, request):
@@ -158,12 +275,40 @@ class VerificationLogAdmin(admin.ModelAdmin):
     def thresholds_display(self, obj: VerificationLog) -> str:
         return _table(obj.thresholds or {})
 
-    basic_metrics = _dimension_field("basic", _("basic metrics"))
-    structure_metrics = _dimension_field("structure", _("structure"))
-    quality_metrics = _dimension_field("quality", _("content quality"))
-    competitors_metrics = _dimension_field("competitors", _("competitor comparison"))
-    user_feedback_metrics = _dimension_field("user_feedback", _("user feedback"))
-    decision_metrics = _dimension_field("decision", _("decision"))
+    @admin.display(description=_("dimensions"))
+    def dimensions_display(self, obj: VerificationLog) -> str:
+        rows = (
+            (dimension, measure, _value(old), _value(new), change, required, _value(met))
+            for dimension, measure, old, new, change, required, met in dimension_rows(obj.metrics)
+        )
+        return format_html(
+            '<table class="se-evo-dimensions"><thead><tr><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th>'
+            "<th>{}</th><th>{}</th></tr></thead><tbody>{}</tbody></table>",
+            pgettext_lazy("dimension table", "Dimension"),
+            pgettext_lazy("dimension table", "Measure"),
+            pgettext_lazy("dimension table", "Old"),
+            pgettext_lazy("dimension table", "New"),
+            pgettext_lazy("dimension table", "Change"),
+            pgettext_lazy("dimension table", "Required"),
+            pgettext_lazy("dimension table", "Met"),
+            format_html_join(
+                "",
+                '<tr><th scope="row">{}</th><td>{}</td><td class="se-num">{}</td><td class="se-num">{}</td>'
+                '<td class="se-num">{}</td><td>{}</td><td>{}</td></tr>',
+                rows,
+            ),
+        )
+
+    @admin.display(description=_("old and new answers"))
+    def answers_display(self, obj: VerificationLog) -> str:
+        return format_html(
+            '<div class="se-evo-answers"><section><h3>{}</h3><div class="se-pre">{}</div></section>'
+            '<section><h3>{}</h3><div class="se-pre">{}</div></section></div>',
+            _("Old answer"),
+            obj.old_response or "—",
+            _("New answer"),
+            obj.new_response or "—",
+        )
 
 
 class ThresholdChangeInline(admin.TabularInline):

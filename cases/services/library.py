@@ -104,31 +104,40 @@ def case_update(*, case: Case, user: AbstractBaseUser, changes: dict[str, Any]) 
     return locked
 
 
-def case_approve(*, case: Case, user: AbstractBaseUser, note: str = "") -> Case:
-    """Mark the case approved by `user`. Needs `cases.approve_case`."""
-    return _case_review(case=case, user=user, status=CaseStatus.APPROVED, note=note)
+def case_approve(*, case: Case, user: AbstractBaseUser, note: str = "", changes: dict[str, Any] | None = None) -> Case:
+    """Mark the case approved by `user`. Needs `cases.approve_case`.
+
+    With `changes`, the edits are applied first (as `case_update`, which needs `cases.change_case`)
+    in the same transaction: the case is approved as edited, or nothing is written.
+    """
+    return _case_review(case=case, user=user, status=CaseStatus.APPROVED, note=note, changes=changes)
 
 
-def case_reject(*, case: Case, user: AbstractBaseUser, note: str = "") -> Case:
-    """Mark the case rejected by `user`. Needs `cases.approve_case`."""
-    return _case_review(case=case, user=user, status=CaseStatus.REJECTED, note=note)
+def case_reject(*, case: Case, user: AbstractBaseUser, note: str = "", changes: dict[str, Any] | None = None) -> Case:
+    """Mark the case rejected by `user`. Needs `cases.approve_case`; `changes` as in `case_approve`."""
+    return _case_review(case=case, user=user, status=CaseStatus.REJECTED, note=note, changes=changes)
 
 
-def _case_review(*, case: Case, user: AbstractBaseUser, status: str, note: str) -> Case:
+def _case_review(*, case: Case, user: AbstractBaseUser, status: str, note: str, changes: dict[str, Any] | None) -> Case:
     if not user.has_perm("cases.approve_case"):
         raise PermissionDenied("Approving or rejecting cases needs the cases.approve_case permission.")
+    if not isinstance(note, str):
+        raise ValidationError({"review_note": "Must be text."})
+    note = note.replace("\r\n", "\n").replace("\r", "\n")
     with transaction.atomic():
+        if changes:
+            case_update(case=case, user=user, changes=changes)
         locked = Case.objects.select_for_update().get(pk=case.pk)
-        changes = {"status": [locked.status, status]}
+        decision = {"status": [locked.status, status]}
         if note != locked.review_note:
-            changes["review_note"] = [locked.review_note, note]
+            decision["review_note"] = [locked.review_note, note]
         locked.status = status
         locked.review_note = note
         locked.reviewed_by = user
         locked.reviewed_at = timezone.now()
         locked.save(update_fields=["status", "review_note", "reviewed_by", "reviewed_at", "updated_at"])
         CaseRevision.objects.create(
-            case=locked, editor=user, action="approve" if status == CaseStatus.APPROVED else "reject", changes=changes
+            case=locked, editor=user, action="approve" if status == CaseStatus.APPROVED else "reject", changes=decision
         )
     return locked
 

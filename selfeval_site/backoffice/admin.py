@@ -29,6 +29,7 @@ from selfeval_site.adminkit.csv_export import CSVExportMixin
 from selfeval_site.adminkit.display import verdict_badge
 from selfeval_site.adminkit.mixins import ReadOnlyAdminMixin, TenantAdminMixin
 from selfeval_site.adminkit.paging import CappedCountPaginator
+from selfeval_site.backoffice import bad_cases  # noqa: F401 (registers the bad-case admin)
 from selfeval_site.backoffice.actions import SessionActionsMixin
 from selfeval_site.backoffice.forms import ReviewForm
 from selfeval_site.backoffice.inspector import inspection_get

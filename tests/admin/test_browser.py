@@ -155,24 +155,134 @@ def test_reviewer_walks_dashboard_inspects_reviews_and_triages(browser, live_ser
     page.close()
 
 
-def test_approver_curates_and_approves_a_case(browser, live_server, demo_data):
+class Actions:
+    """Counts what the person does (a click, a choice, a field filled); reading the page is free."""
+
+    def __init__(self, page):
+        self.page, self.count = page, 0
+
+    def click(self, selector: str) -> None:
+        self.count += 1
+        self.page.click(selector)
+
+    def fill(self, selector: str, value: str) -> None:
+        self.count += 1
+        self.page.fill(selector, value)
+
+    def select(self, selector: str, value: str) -> None:
+        self.count += 1
+        self.page.select_option(selector, value)
+
+
+def test_reviewer_triages_a_bad_case_in_four_actions_without_leaving_the_page(browser, live_server, demo_data):
+    page = browser.new_page(viewport={"width": 1440, "height": 900})
+    login(page, live_server.url, "bob")
+    page.goto(f"{live_server.url}/admin/cases/badcase/?status__exact=open")
+    bad = demo_data["bad"]
+    actions = Actions(page)
+
+    actions.click(f"#result_list a[href*='/admin/cases/badcase/{bad.pk}/change/']")
+    page.wait_for_selector(".se-side-session")
+    panel = page.locator(".se-side-session").inner_text()
+    # Everything needed to decide is beside the form: query, answer, verdict, claims, feedback.
+    assert demo_data["target"].query in panel and "数据库连接池耗尽" in panel
+    assert "Contradicted" in panel and "根因不对，是下游超时" in panel
+    assert "Unsupported reasoning" in panel
+    assert page.input_value("#id_category") == "hallucination"  # suggested from the attribution
+    actions.select("#id_status", "triaged")
+    actions.fill("#id_notes", "Contradicted by the log: 12.5 %, not 25 %.")
+    shot(page, "11-bad-case-with-context")
+    actions.click("input[name=_savenext]")
+    page.wait_for_selector(".messagelist")
+
+    assert actions.count <= 4
+    stored = BadCase.objects.get(pk=bad.pk)
+    assert (stored.status, stored.category) == ("triaged", "hallucination")
+    assert stored.notes.startswith("Contradicted by the log")
+    # The next open bad case is open, in the same list.
+    assert f"/admin/cases/badcase/{bad.pk}/" not in page.url and "_changelist_filters=status__exact" in page.url
+    following = BadCase.objects.get(pk=int(page.url.split("/badcase/")[1].split("/")[0]))
+    assert following.status == "open"
+    assert page.locator(".se-side-session").count() == 1
+    shot(page, "12-next-open-bad-case")
+    page.close()
+
+
+def test_approver_edits_and_approves_a_case_in_four_actions(browser, live_server, demo_data):
     page = browser.new_page(viewport={"width": 1440, "height": 900})
     login(page, live_server.url, "dana")
     page.click("nav.se-nav >> text=Cases to curate")
     page.wait_for_selector("#result_list")
     shot(page, "07-case-list")
-    page.click(f"a[href*='/admin/cases/case/{demo_data['case'].pk}/change/']")
+    case = demo_data["case"]
+    actions = Actions(page)
+
+    actions.click(f"#result_list a[href*='/admin/cases/case/{case.pk}/change/']")
     page.wait_for_selector(".se-side-session")
-    page.fill("#id_solution", "扩大连接池到 50，并为慢查询加索引")
-    page.click("input[name=_continue]")
-    page.wait_for_selector(".messagelist")
+    actions.fill("#id_solution", "扩大连接池到 50，并为慢查询加索引")
+    actions.fill("#id_decision_note", "Checked against the runbook.")
     shot(page, "08-case-side-by-side")
-    page.select_option("select[name='CHANGE_FORM-action']", "approve_cases")
-    page.click("button[name=index]")
+    actions.click("input[name=_approve]")
     page.wait_for_selector(".messagelist")
-    case = Case.objects.get(pk=demo_data["case"].pk)
-    assert case.status == "approved" and case.reviewed_by_id == demo_data["approver"].pk
-    assert set(case.revisions.values_list("action", flat=True)) == {"create", "edit", "approve"}
+
+    assert actions.count <= 4
+    assert "saved and approved" in page.locator(".messagelist").inner_text()
+    stored = Case.objects.get(pk=case.pk)
+    assert (stored.status, stored.reviewed_by_id) == ("approved", demo_data["approver"].pk)
+    assert stored.solution == "扩大连接池到 50，并为慢查询加索引"
+    assert stored.review_note == "Checked against the runbook."
+    assert list(stored.revisions.order_by("pk").values_list("action", flat=True)) == ["create", "edit", "approve"]
+    # Moved on to the next pending case of the same list.
+    assert f"/admin/cases/case/{case.pk}/" not in page.url and "/admin/cases/case/" in page.url
+    assert "_changelist_filters=status__exact" in page.url
+    shot(page, "13-next-pending-case")
+    page.close()
+
+
+def test_leaving_a_case_form_with_unsaved_edits_asks_first(browser, live_server, demo_data):
+    page = browser.new_page(viewport={"width": 1440, "height": 900})
+    login(page, live_server.url, "dana")
+    case = demo_data["case"]
+    page.goto(f"{live_server.url}/admin/cases/case/{case.pk}/change/")
+    dialogs = []
+
+    def stay(dialog):
+        dialogs.append(dialog.type)
+        dialog.dismiss()
+
+    page.on("dialog", stay)
+    page.click("nav.se-nav >> text=Sessions")  # nothing edited: leaves without asking
+    page.wait_for_selector("#result_list")
+    assert dialogs == []
+
+    page.go_back()
+    page.wait_for_selector("#id_solution")
+    page.fill("#id_solution", "an edit not saved yet")
+    page.click("nav.se-nav >> text=Sessions")
+    page.wait_for_timeout(500)
+    assert dialogs == ["beforeunload"]
+    assert "/admin/cases/case/" in page.url and page.input_value("#id_solution") == "an edit not saved yet"
+    assert Case.objects.get(pk=case.pk).status == "pending"
+    page.close()
+
+
+def test_reviewer_reads_the_evolution_log(browser, live_server, demo_data):
+    from evolution.services.verification import evolution_verify
+    from tests.evolution.samples import NEW_STUDY_ANSWER, OLD_STUDY_ANSWER, STUDY_QUERY
+
+    result = evolution_verify(query=STUDY_QUERY, old_response=OLD_STUDY_ANSWER, new_response=NEW_STUDY_ANSWER)
+    page = browser.new_page(viewport={"width": 1440, "height": 900})
+    login(page, live_server.url, "bob")
+    page.click("nav.se-nav >> text=Evolution verifications")
+    page.wait_for_selector("#result_list")
+    page.goto(f"{live_server.url}/admin/evolution/verificationlog/{result.log_id}/change/")
+    page.wait_for_selector(".se-evo-dimensions")
+    assert page.locator(".se-evo-answers section").count() == 2
+    shot(page, "14-evolution-detail-reviewer")
+    page.click("nav.se-nav >> text=Thresholds")
+    page.wait_for_selector("#verificationthresholds_form")
+    assert page.locator("input[name=min_confidence]").count() == 0  # read-only
+    shot(page, "15-thresholds-reviewer")
     page.close()
 
 

@@ -1,6 +1,7 @@
 """Admin: verification log (list, per-dimension change view) and the thresholds editor."""
 
 import pytest
+from django.contrib.auth.models import Group
 from django.test import Client
 from django.urls import reverse
 
@@ -83,7 +84,7 @@ def test_log_change_view_shows_each_dimension_and_escapes_answers(admin_client_)
     assert response.status_code == 200
     for label in ("Basic metrics", "Structure", "Content quality", "Competitor comparison", "User feedback"):
         assert label.lower() in page.lower()
-    assert "structure_score" in page and "overall_delta" in page
+    assert "Structure score" in page and "Overall quality" in page
     assert "<script>alert(1)</script>" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "<b>x</b>" not in page
@@ -159,3 +160,57 @@ def test_staff_without_evolution_permissions_is_refused():
 
     assert client.get(LOG_LIST).status_code == 403
     assert client.get(THRESHOLDS_CHANGE).status_code == 403
+
+
+def _role_client(group_name: str) -> Client:
+    user = UserFactory(username=f"user-{group_name}", is_staff=True)
+    user.groups.add(Group.objects.get(name=group_name))
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.mark.parametrize("group_name", ["Reviewer", "Case approver"])
+def test_reviewers_and_approvers_read_the_log_and_thresholds_but_change_nothing(group_name):
+    result = evolution_verify(query=STUDY_QUERY, old_response=OLD_STUDY_ANSWER, new_response=NEW_STUDY_ANSWER)
+    thresholds_update(changes={"min_length": 600}, source="api")
+    client = _role_client(group_name)
+
+    dashboard = client.get(reverse("admin:index")).content.decode()
+    assert LOG_LIST in dashboard and THRESHOLDS_LIST in dashboard  # the navigation links them
+    assert client.get(LOG_LIST).status_code == 200
+    detail = client.get(reverse("admin:evolution_verificationlog_change", args=[result.log_id]))
+    assert detail.status_code == 200
+    page = client.get(THRESHOLDS_CHANGE)
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert 'name="min_confidence"' not in html  # shown, not editable
+    assert "600" in html  # the history of changes is visible too
+
+    assert client.post(THRESHOLDS_CHANGE, _threshold_form(min_confidence="0.9")).status_code == 403
+    assert thresholds_get().min_confidence == 0.7
+    assert client.get(reverse("admin:evolution_verificationlog_delete", args=[result.log_id])).status_code == 403
+
+
+def test_the_roles_get_view_permissions_only_on_evolution():
+    for group in Group.objects.filter(name__in=["Reviewer", "Case approver"]):
+        codenames = set(
+            group.permissions.filter(content_type__app_label="evolution").values_list("codename", flat=True)
+        )
+        assert codenames == {"view_verificationlog", "view_verificationthresholds", "view_thresholdchange"}
+
+
+def test_log_detail_shows_the_answers_side_by_side_and_one_compact_dimension_table(admin_client_):
+    result = evolution_verify(query=STUDY_QUERY, old_response=OLD_STUDY_ANSWER, new_response=NEW_STUDY_ANSWER)
+
+    response = admin_client_.get(reverse("admin:evolution_verificationlog_change", args=[result.log_id]))
+
+    html = response.content.decode()
+    answers = html[html.index('class="se-evo-answers"') :]
+    assert answers.index("Old answer") < answers.index("New answer")
+    table = html[html.index('class="se-evo-dimensions"') : html.index("</table>", html.index("se-evo-dimensions"))]
+    assert "<table" not in table  # no nested key tables
+    assert "Length (characters)" in table and "≥ 500" in table
+    assert "Structure score" in table and "0.75" in table
+    assert "Overall quality" in table and "+8.4" in table
+    assert "Confidence" in table and "0.8" in table
