@@ -32,6 +32,8 @@ from selfeval_site.adminkit.paging import CappedCountPaginator
 from selfeval_site.backoffice.actions import SessionActionsMixin
 from selfeval_site.backoffice.forms import ReviewForm
 from selfeval_site.backoffice.inspector import inspection_get
+from selfeval_site.backoffice.listing import InspectorListMixin, ListContext, inspector_url, list_context_get
+from selfeval_site.backoffice.models import TriageItem
 from selfeval_site.backoffice.triage import TRIAGE_CHANGELIST
 
 
@@ -94,8 +96,10 @@ class LanguageFilter(FixedChoicesFilter):
 
 @admin.register(DiagnosisSession)
 class DiagnosisSessionAdmin(
-    SessionActionsMixin, TenantAdminMixin, ReadOnlyAdminMixin, CSVExportMixin, admin.ModelAdmin
+    InspectorListMixin, SessionActionsMixin, TenantAdminMixin, ReadOnlyAdminMixin, CSVExportMixin, admin.ModelAdmin
 ):
+    list_key = "sessions"
+    list_label = _("Sessions")
     list_display = [
         "session_id",
         "project",
@@ -203,8 +207,15 @@ class DiagnosisSessionAdmin(
     def triage_moved_view(self, request):
         return HttpResponseRedirect(reverse(TRIAGE_CHANGELIST, current_app=self.admin_site.name))
 
-    def _inspector_url(self, session) -> str:
-        return reverse("admin:diagnosis_diagnosissession_change", args=[session.pk], current_app=self.admin_site.name)
+    def _inspector_url(self, session, list_context: ListContext | None = None) -> str:
+        if list_context is None:
+            return inspector_url(session.pk)
+        return inspector_url(session.pk, list_key=list_context.key, filters=list_context.filters)
+
+    def _list_context(self, request, params, session) -> ListContext | None:
+        """The list the inspector came from (`_list`): this one or the triage queue."""
+        admins = {self.list_key: self, "triage": self.admin_site.get_model_admin(TriageItem)}
+        return list_context_get(request=request, params=params, admins=admins, session=session)
 
     def _session_for_post(self, request, object_id, allowed: bool) -> DiagnosisSession:
         """The session a POST action acts on; callers answer 405 to anything but POST first."""
@@ -224,7 +235,9 @@ class DiagnosisSessionAdmin(
             return self._get_obj_does_not_exist_redirect(request, self.opts, object_id)
         if not self.has_view_permission(request, session):
             raise PermissionDenied
-        return self._render_inspector(request, session, review_form=ReviewForm())
+        return self._render_inspector(
+            request, session, review_form=ReviewForm(), list_context=self._list_context(request, request.GET, session)
+        )
 
     def get_object(self, request, object_id, from_field=None):
         # The inspector needs every column; the list's deferral does not apply here.
@@ -237,7 +250,7 @@ class DiagnosisSessionAdmin(
         except (ValueError, DiagnosisSession.DoesNotExist):
             return None
 
-    def _render_inspector(self, request, session, *, review_form, status=200):
+    def _render_inspector(self, request, session, *, review_form, list_context, status=200):
         inspection = inspection_get(
             session=session,
             feedback_events=list(FeedbackEvent.objects.filter(session=session).select_related("user")[:50]),
@@ -260,6 +273,7 @@ class DiagnosisSessionAdmin(
             "verdict_badge": verdict_badge(session.verifier_verdict, session.get_verifier_verdict_display()),
             "aiops_badge": verdict_badge(session.aiops_verdict, session.get_aiops_verdict_display()),
             "preserved_filters": self.get_preserved_filters(request),
+            "list_context": list_context,
         }
         request.current_app = self.admin_site.name
         return TemplateResponse(request, self.inspector_template, context, status=status)
@@ -280,7 +294,8 @@ class DiagnosisSessionAdmin(
         form = ReviewForm(request.POST)
         if not form.is_valid():
             session = self.get_object(request, object_id)
-            return self._render_inspector(request, session, review_form=form, status=400)
+            list_context = self._list_context(request, request.POST, session)
+            return self._render_inspector(request, session, review_form=form, list_context=list_context, status=400)
         session_mark_reviewed(
             session=session,
             reviewer=request.user,
@@ -292,10 +307,14 @@ class DiagnosisSessionAdmin(
             request, session, gettext("Marked reviewed: %(judgement)s") % {"judgement": form.cleaned_data["judgement"]}
         )
         self.message_user(request, gettext("Review recorded; the session left the triage queue."), messages.SUCCESS)
-        next_url = request.POST.get("next", "")
-        if next_url == "triage":
-            return HttpResponseRedirect(reverse(TRIAGE_CHANGELIST, current_app=self.admin_site.name))
-        return HttpResponseRedirect(self._inspector_url(session))
+        # Placed after the review: in the triage queue the session has just left the list.
+        list_context = self._list_context(request, request.POST, session)
+        if request.POST.get("next") == "next" and list_context is not None:
+            if list_context.next_url:
+                return HttpResponseRedirect(list_context.next_url)
+            self.message_user(request, gettext("That was the last session of the list."), messages.INFO)
+            return HttpResponseRedirect(list_context.list_url)
+        return HttpResponseRedirect(self._inspector_url(session, list_context))
 
     def open_bad_case_view(self, request, object_id):
         if request.method != "POST":

@@ -7,7 +7,6 @@ cases, mark reviewed); the capped paginator. A row opens the session inspector, 
 from django.contrib import admin
 from django.db.models import Q
 from django.http import HttpResponseRedirect
-from django.urls import reverse
 from django.utils.html import format_html_join
 from django.utils.text import Truncator
 from django.utils.translation import gettext
@@ -15,10 +14,11 @@ from django.utils.translation import gettext_lazy as _
 
 from diagnosis.admin import HEAVY_SESSION_FIELDS
 from diagnosis.models import EvaluationState, Feedback, VerifierVerdict
-from selfeval_site.adminkit.display import session_inspector_link, verdict_badge
+from selfeval_site.adminkit.display import verdict_badge
 from selfeval_site.adminkit.mixins import ReadOnlyAdminMixin, TenantAdminMixin
 from selfeval_site.adminkit.paging import CappedCountPaginator
 from selfeval_site.backoffice.actions import SessionActionsMixin
+from selfeval_site.backoffice.listing import FILTERS_VAR, InspectorListMixin, inspector_url
 from selfeval_site.backoffice.models import TriageItem
 
 TRIAGE_CHANGELIST = "admin:backoffice_triageitem_changelist"
@@ -47,9 +47,12 @@ class ReasonFilter(admin.SimpleListFilter):
 
 
 @admin.register(TriageItem)
-class TriageQueueAdmin(SessionActionsMixin, TenantAdminMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
+class TriageQueueAdmin(InspectorListMixin, SessionActionsMixin, TenantAdminMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
+    list_key = "triage"
+    list_label = _("Triage queue")
     list_display = ["session", "project", "why", "verdict", "evidence_score", "question", "created_at"]
-    list_display_links = None
+    # The session id opens the inspector, which keeps this queue's filters and walks it.
+    list_display_links = ["session"]
     list_filter = [ReasonFilter, "mode", "project"]
     list_select_related = ["project"]
     list_per_page = 50
@@ -66,12 +69,13 @@ class TriageQueueAdmin(SessionActionsMixin, TenantAdminMixin, ReadOnlyAdminMixin
         return super().get_queryset(request).filter(needs_review=True).defer(*HEAVY_SESSION_FIELDS)
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
-        # A queue item is a session: its page is the inspector.
-        return HttpResponseRedirect(reverse("admin:diagnosis_diagnosissession_change", args=[object_id]))
+        # A queue item is a session: its page is the inspector, walking this queue.
+        filters = request.GET.get(FILTERS_VAR, "")
+        return HttpResponseRedirect(inspector_url(object_id, list_key=self.list_key, filters=filters))
 
     @admin.display(description=_("session"), ordering="session_id")
     def session(self, obj):
-        return session_inspector_link(obj)
+        return obj.session_id
 
     @admin.display(description=_("why"))
     def why(self, obj):
