@@ -3,6 +3,7 @@
 Each action calls a service, declares its permission and logs what it did per session.
 """
 
+from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.db import transaction
@@ -36,8 +37,28 @@ BULK_REVIEW_FIELDS = [
 ]
 
 
+class SessionActionForm(helpers.ActionForm):
+    """The action menu; it carries the labels of the selection kept across pages (selection.js)."""
+
+    action = forms.ChoiceField(
+        label=_("Action:"),
+        widget=forms.Select(
+            attrs={
+                "data-kept-label": _("Selected on other pages: %(n)s"),
+                "data-clear-label": _("Clear the selection"),
+            }
+        ),
+    )
+
+
 class SessionActionsMixin:
-    """Re-run the evaluation, open bad cases, mark reviewed; for admins of DiagnosisSession rows."""
+    """Re-run the evaluation, open bad cases, review; for admins of DiagnosisSession rows (with
+    `InspectorListMixin`'s `list_label`). The selection is kept across pages (selection.js)."""
+
+    action_form = SessionActionForm
+
+    class Media:
+        js = ["selfeval/selection.js"]
 
     actions = ["rerun_evaluation", "open_bad_cases", "mark_reviewed"]
 
@@ -83,7 +104,8 @@ class SessionActionsMixin:
         """A page listing each selected session with its own judgement; applying it records one
         review per session given a judgement, all or none."""
         sessions = list(
-            queryset.select_related("project")
+            queryset.select_related(None)
+            .select_related("project")
             .only(*BULK_REVIEW_FIELDS)
             .order_by("created_at", "id")[: MAX_REVIEW_ROWS + 1]
         )

@@ -7,7 +7,7 @@ edits one: the change view is the inspector, and every action goes through a ser
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Exists, OuterRef, Q
-from django.http import Http404, HttpResponseNotAllowed, HttpResponseRedirect
+from django.http import Http404, HttpResponseNotAllowed, HttpResponseRedirect, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -34,7 +34,15 @@ from selfeval_site.backoffice.forms import ReviewForm
 from selfeval_site.backoffice.inspector import inspection_get
 from selfeval_site.backoffice.listing import InspectorListMixin, ListContext, inspector_url, list_context_get
 from selfeval_site.backoffice.models import TriageItem
-from selfeval_site.backoffice.triage import TRIAGE_CHANGELIST
+from selfeval_site.backoffice.services.sharing import (
+    HEARTBEAT_SECONDS,
+    REASSIGN_PERMISSION,
+    review_lock_refresh,
+    review_lock_release,
+    triage_assignments_release,
+    triage_assignments_take,
+)
+from selfeval_site.backoffice.triage import TRIAGE_CHANGELIST, presence_label
 
 
 class AiOpsFailedCheckFilter(admin.SimpleListFilter):
@@ -201,6 +209,9 @@ class DiagnosisSessionAdmin(
                 name="{}_{}_open_bad_case".format(*info),
             ),
             path("<path:object_id>/create-case/", wrap(self.create_case_view), name="{}_{}_create_case".format(*info)),
+            path("<path:object_id>/take/", wrap(self.take_view), name="{}_{}_take".format(*info)),
+            path("<path:object_id>/release/", wrap(self.release_view), name="{}_{}_release".format(*info)),
+            path("<path:object_id>/presence/", wrap(self.presence_view), name="{}_{}_presence".format(*info)),
             *super().get_urls(),
         ]
 
@@ -244,7 +255,7 @@ class DiagnosisSessionAdmin(
         try:
             return (
                 DiagnosisSession.objects.visible_to(self.access(request))
-                .select_related("project")
+                .select_related("project", "triage_assignment__assignee", "review_lock__holder")
                 .get(pk=int(object_id))
             )
         except (ValueError, DiagnosisSession.DoesNotExist):
@@ -274,6 +285,10 @@ class DiagnosisSessionAdmin(
             "aiops_badge": verdict_badge(session.aiops_verdict, session.get_aiops_verdict_display()),
             "preserved_filters": self.get_preserved_filters(request),
             "list_context": list_context,
+            "assignment": getattr(session, "triage_assignment", None),
+            "can_reassign": request.user.has_perm(REASSIGN_PERMISSION),
+            "presence_label": presence_label(getattr(session, "review_lock", None), viewer=request.user),
+            "heartbeat_seconds": HEARTBEAT_SECONDS,
         }
         request.current_app = self.admin_site.name
         return TemplateResponse(request, self.inspector_template, context, status=status)
@@ -303,6 +318,7 @@ class DiagnosisSessionAdmin(
             verifier_was_right=form.cleaned_verifier_was_right(),
             notes=form.cleaned_data["notes"],
         )
+        review_lock_release(session=session, user=request.user)
         self.log_change(
             request, session, gettext("Marked reviewed: %(judgement)s") % {"judgement": form.cleaned_data["judgement"]}
         )
@@ -339,3 +355,40 @@ class DiagnosisSessionAdmin(
             messages.SUCCESS,
         )
         return HttpResponseRedirect(self._inspector_url(session))
+
+    # -- sharing the work ------------------------------------------------------------------
+
+    def take_view(self, request, object_id):
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        session = self._session_for_post(request, object_id, self.has_review_permission(request))
+        result = triage_assignments_take(session_pks=[session.pk], user=request.user)
+        if result.taken:
+            self.log_change(request, session, gettext("Took the session for review"))
+            self.message_user(request, gettext("The session is in your queue."), messages.SUCCESS)
+        else:
+            self.message_user(request, gettext("Another reviewer has taken this session."), messages.WARNING)
+        return HttpResponseRedirect(self._inspector_url(session, self._list_context(request, request.POST, session)))
+
+    def release_view(self, request, object_id):
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        session = self._session_for_post(request, object_id, self.has_review_permission(request))
+        if triage_assignments_release(session_pks=[session.pk], user=request.user):
+            self.log_change(request, session, gettext("Released the session"))
+            self.message_user(request, gettext("The session is free for any reviewer."), messages.SUCCESS)
+        else:
+            self.message_user(request, gettext("Only its assignee can release this session."), messages.WARNING)
+        return HttpResponseRedirect(self._inspector_url(session, self._list_context(request, request.POST, session)))
+
+    def presence_view(self, request, object_id):
+        """The open inspector's heartbeat (and, with `release`, its goodbye): JSON naming whoever
+        else is reviewing the session."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        session = self._session_for_post(request, object_id, self.has_view_permission(request))
+        if request.POST.get("release"):
+            review_lock_release(session=session, user=request.user)
+            return JsonResponse({"label": ""})
+        lock = review_lock_refresh(session=session, user=request.user)
+        return JsonResponse({"label": presence_label(lock, viewer=request.user)})

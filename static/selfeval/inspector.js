@@ -55,3 +55,37 @@
     if (handled) event.preventDefault();
   });
 })();
+
+/* Presence: while the inspector is open, tell the server every few seconds (a soft lock others
+   see as "Alice is reviewing this"), show who else has the session open, and say goodbye when
+   the page goes away. */
+(function () {
+  "use strict";
+  var banner = document.getElementById("se-presence");
+  var token = document.querySelector("input[name=csrfmiddlewaretoken]");
+  if (!banner || !token || !window.fetch) return;
+  var url = banner.dataset.url;
+  var every = Math.max(5, Number(banner.dataset.every) || 30) * 1000;
+
+  function beat() {
+    var body = new FormData();
+    body.append("csrfmiddlewaretoken", token.value);
+    fetch(url, {method: "POST", body: body, credentials: "same-origin", headers: {"X-Requested-With": "fetch"}})
+      .then(function (response) { return response.ok ? response.json() : null; })
+      .then(function (data) {
+        if (!data) return;
+        banner.textContent = data.label;
+        banner.hidden = !data.label;
+      })
+      .catch(function () { /* offline for a moment: the next beat tries again */ });
+  }
+  beat();
+  var timer = window.setInterval(beat, every);
+  window.addEventListener("pagehide", function () {
+    window.clearInterval(timer);
+    var body = new FormData();
+    body.append("csrfmiddlewaretoken", token.value);
+    body.append("release", "1");
+    if (navigator.sendBeacon) navigator.sendBeacon(url, body);
+  });
+})();
