@@ -221,3 +221,25 @@ def test_inspector_with_a_list_costs_a_fixed_number_of_queries(reviewer_client, 
     # The projects of the queue's filter, the row and the next one, the previous one, two capped counts.
     assert len(with_list) - len(without) == 5
     assert parse_qs(urlsplit(url).query)["_list"] == ["triage"]
+
+
+def test_the_decision_bar_bulk_page_and_queue_speak_chinese(reviewer_client, reviewer, queue):
+    from selfeval_site.backoffice.services.sharing import review_lock_refresh, triage_assignments_take
+    from tests.admin.conftest import _user_in
+
+    alice = _user_in("Reviewer", "alice")
+    review_lock_refresh(session=queue[1], user=alice)
+    triage_assignments_take(session_pks=[queue[1].pk], user=alice)
+    zh = {"HTTP_ACCEPT_LANGUAGE": "zh-hans"}
+
+    html = reviewer_client.get(inspector(queue[1], _list="triage"), **zh).content.decode()
+    for text in ("保存审核并下一个", "跳过", "快捷键：", "分诊队列", "alice 正在审核此会话（刚刚打开）", "自 "):
+        assert text in html, text
+    for english in ("Save review &amp; next", "Skip", "Keys:", "is reviewing", "Assigned to"):
+        assert english not in html, english
+    queue_html = reviewer_client.get(TRIAGE, **zh).content.decode()
+    assert "我的队列" in queue_html and "alice 审核中" in queue_html and "指派给我的" in queue_html
+    bulk = reviewer_client.post(
+        TRIAGE, {"action": "mark_reviewed", "_selected_action": [str(queue[0].pk)], "index": "0"}, **zh
+    ).content.decode()
+    assert "保存这些审核" in bulk and "其他页已选" not in bulk and "Save these reviews" not in bulk
