@@ -1,7 +1,8 @@
 """The triage queue: the admin's own changelist over sessions waiting for a reviewer.
 
-Oldest first; filters by reason, mode and project; the session list's actions (re-run, open bad
-cases, mark reviewed); the capped paginator. A row opens the session inspector, which returns here.
+Oldest first; filters by assignee ("My queue"), reason, mode and project; the session list's
+actions (re-run, open bad cases, review one by one) plus take and release; the capped paginator.
+A row opens the session inspector, which walks this queue with its filters (`listing`).
 """
 
 import datetime as dt
