@@ -87,7 +87,7 @@ def review_lock_refresh(*, session: DiagnosisSession, user: AbstractBaseUser) ->
         return ReviewLock.objects.filter(session=session).select_related("holder").first()
     with transaction.atomic():
         lock, created = (
-            ReviewLock.objects.select_for_update()
+            ReviewLock.objects.select_for_update(of=("self",))
             .select_related("holder")
             .get_or_create(session=session, defaults={"holder": user, "opened_at": now, "seen_at": now})
         )
