@@ -158,6 +158,15 @@ def measure() -> list[tuple[str, float, float, float]]:
     middle = (
         DiagnosisSession.objects.filter(session_id=f"bench-{SESSIONS // 2:08d}").values_list("pk", flat=True).first()
     )
+    # A session in the middle of the not-useful part of the triage queue (oldest first).
+    waiting = DiagnosisSession.objects.filter(needs_review=True, feedback="not_useful").order_by("created_at", "id")
+    queued = waiting.values_list("pk", flat=True)[waiting.count() // 2]
+    rejected = (
+        DiagnosisSession.objects.filter(verifier_verdict="REJECT", session_id__gte=f"bench-{SESSIONS // 2:08d}")
+        .order_by("session_id")
+        .values_list("pk", flat=True)
+        .first()
+    )
     client = Client()
     client.force_login(user)
     ninety = "?start=" + _days_ago(89) + "&end=" + _days_ago(0)
@@ -183,8 +192,19 @@ def measure() -> list[tuple[str, float, float, float]]:
         ),
         ("triage queue", "/admin/backoffice/triageitem/"),
         ("triage queue, reason=not_useful", "/admin/backoffice/triageitem/?reason=not_useful"),
+        ("triage queue, my queue", "/admin/backoffice/triageitem/?assigned=me"),
         ("session inspector (rich session)", f"/admin/diagnosis/diagnosissession/{inspected.pk}/change/"),
         ("session inspector (bulk session)", f"/admin/diagnosis/diagnosissession/{middle}/change/"),
+        # Inside a list: its place ("7 / 125"), previous and next by keyset, capped counts.
+        (
+            "inspector in the triage queue, not_useful",
+            f"/admin/diagnosis/diagnosissession/{queued}/change/?_list=triage&_changelist_filters=reason%3Dnot_useful",
+        ),
+        (
+            "inspector in the session list, REJECT",
+            f"/admin/diagnosis/diagnosissession/{rejected}/change/"
+            "?_list=sessions&_changelist_filters=verifier_verdict__exact%3DREJECT",
+        ),
         ("calibration (last 30 days)", "/admin/calibration/"),
         ("calibration (365 days, cold cache)", "/admin/calibration/" + year, True),
         ("case list, pending", "/admin/cases/case/?status__exact=pending"),

@@ -6,34 +6,60 @@ Each action calls a service, declares its permission and logs what it did per se
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
+from django.db import transaction
+from django.template.response import TemplateResponse
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from cases.models import BadCaseSource
 from cases.services import bad_case_open_for_session
-from diagnosis.models import ReviewJudgement
 from diagnosis.services.evaluation import session_evaluation_request
 from diagnosis.services.reviews import session_mark_reviewed
-from selfeval_site.backoffice.forms import VERIFIER_RIGHT_CHOICES, verifier_was_right_value
+from selfeval_site.backoffice.forms import BulkReviewFormSet
 
 # An action never touches more rows than this at once: a reviewer narrows the filters instead.
 MAX_ACTION_ROWS = 1000
+# The bulk review page lists at most this many sessions, each with its own judgement.
+MAX_REVIEW_ROWS = 100
+BULK_REVIEW_FIELDS = [
+    "pk",
+    "session_id",
+    "project__slug",
+    "project__name",
+    "mode",
+    "query",
+    "answer",
+    "verifier_verdict",
+    "feedback",
+    "evaluation_state",
+    "groundedness_score",
+    "created_at",
+]
 
 
 class SessionActionForm(helpers.ActionForm):
-    """The action menu plus what "Mark reviewed" records for every selected session."""
+    """The action menu; it carries the labels of the selection kept across pages (selection.js)."""
 
-    judgement = forms.ChoiceField(label=_("Judgement"), required=False, choices=[("", "—"), *ReviewJudgement.choices])
-    verifier_was_right = forms.ChoiceField(
-        label=_("Verifier right?"), required=False, choices=[("", "—"), *VERIFIER_RIGHT_CHOICES]
+    action = forms.ChoiceField(
+        label=_("Action:"),
+        widget=forms.Select(
+            attrs={
+                "data-kept-label": _("Selected on other pages: %(n)s"),
+                "data-clear-label": _("Clear the selection"),
+            }
+        ),
     )
-    notes = forms.CharField(label=_("Notes"), required=False, max_length=5000)
 
 
 class SessionActionsMixin:
-    """Re-run the evaluation, open bad cases, mark reviewed; for admins of DiagnosisSession rows."""
+    """Re-run the evaluation, open bad cases, review; for admins of DiagnosisSession rows (with
+    `InspectorListMixin`'s `list_label`). The selection is kept across pages (selection.js)."""
 
     action_form = SessionActionForm
+
+    class Media:
+        js = ["selfeval/selection.js"]
+
     actions = ["rerun_evaluation", "open_bad_cases", "mark_reviewed"]
 
     def has_reevaluate_permission(self, request) -> bool:
@@ -73,27 +99,74 @@ class SessionActionsMixin:
             messages.SUCCESS,
         )
 
-    @admin.action(permissions=["review"], description=_("Mark reviewed (judgement above)"))
+    @admin.action(permissions=["review"], description=_("Review selected sessions one by one…"))
     def mark_reviewed(self, request, queryset):
-        judgement = request.POST.get("judgement", "")
-        if judgement not in ReviewJudgement.values:
-            self.message_user(request, gettext("Choose a judgement for the selected sessions first."), messages.ERROR)
-            return
-        verifier_was_right = verifier_was_right_value(request.POST.get("verifier_was_right", ""))
-        notes = request.POST.get("notes", "")[:5000]
-        sessions = list(queryset.select_related(None).only("pk", "session_id")[:MAX_ACTION_ROWS])
-        for session in sessions:
-            session_mark_reviewed(
-                session=session,
-                reviewer=request.user,
-                judgement=judgement,
-                verifier_was_right=verifier_was_right,
-                notes=notes,
-            )
-            self.log_change(request, session, gettext("Marked reviewed: %(judgement)s") % {"judgement": judgement})
-        self.message_user(
-            request,
-            ngettext("%(n)d session marked reviewed.", "%(n)d sessions marked reviewed.", len(sessions))
-            % {"n": len(sessions)},
-            messages.SUCCESS,
+        """A page listing each selected session with its own judgement; applying it records one
+        review per session given a judgement, all or none."""
+        sessions = list(
+            queryset.select_related(None)
+            .select_related("project")
+            .only(*BULK_REVIEW_FIELDS)
+            .order_by("created_at", "id")[: MAX_REVIEW_ROWS + 1]
         )
+        more = len(sessions) > MAX_REVIEW_ROWS
+        sessions = sessions[:MAX_REVIEW_ROWS]
+        by_pk = {session.pk: session for session in sessions}
+        applying = "apply" in request.POST
+        formset = BulkReviewFormSet(
+            request.POST if applying else None,
+            prefix="review",
+            initial=[{"session": pk, "judgement": ""} for pk in by_pk],
+        )
+        if applying and formset.is_valid():
+            chosen = [form for form in formset if form.cleaned_data.get("judgement")]
+            if any(form.cleaned_data["session"] not in by_pk for form in chosen):
+                self.message_user(
+                    request, gettext("A reviewed session is not among the selected ones."), messages.ERROR
+                )
+                return None
+            with transaction.atomic():
+                for form in chosen:
+                    session = by_pk[form.cleaned_data["session"]]
+                    judgement = form.cleaned_data["judgement"]
+                    session_mark_reviewed(
+                        session=session,
+                        reviewer=request.user,
+                        judgement=judgement,
+                        verifier_was_right=form.cleaned_verifier_was_right(),
+                        notes=form.cleaned_data["notes"],
+                    )
+                    self.log_change(
+                        request, session, gettext("Marked reviewed: %(judgement)s") % {"judgement": judgement}
+                    )
+            skipped = len(formset.forms) - len(chosen)
+            self.message_user(
+                request,
+                gettext("Reviews recorded: %(reviewed)d; skipped: %(skipped)d.")
+                % {"reviewed": len(chosen), "skipped": skipped},
+                messages.SUCCESS,
+            )
+            return None
+        rows = [(form, by_pk.get(_as_int(form["session"].value()))) for form in formset]
+        context = {
+            **self.admin_site.each_context(request),
+            "title": ngettext("Review %(n)d session", "Review %(n)d sessions", len(sessions)) % {"n": len(sessions)},
+            "opts": self.opts,
+            "list_label": self.list_label,
+            "list_url": request.get_full_path(),
+            "formset": formset,
+            "rows": [(form, session) for form, session in rows if session is not None],
+            "more": more,
+            "max_rows": MAX_REVIEW_ROWS,
+            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+            "action": "mark_reviewed",
+        }
+        request.current_app = self.admin_site.name
+        return TemplateResponse(request, "admin/backoffice/bulk_review.html", context, status=400 if applying else 200)
+
+
+def _as_int(value) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None

@@ -7,7 +7,7 @@ edits one: the change view is the inspector, and every action goes through a ser
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Exists, OuterRef, Q
-from django.http import Http404, HttpResponseNotAllowed, HttpResponseRedirect
+from django.http import Http404, HttpResponseNotAllowed, HttpResponseRedirect, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -33,7 +33,17 @@ from selfeval_site.backoffice import bad_cases  # noqa: F401 (registers the bad-
 from selfeval_site.backoffice.actions import SessionActionsMixin
 from selfeval_site.backoffice.forms import ReviewForm
 from selfeval_site.backoffice.inspector import inspection_get
-from selfeval_site.backoffice.triage import TRIAGE_CHANGELIST
+from selfeval_site.backoffice.listing import InspectorListMixin, ListContext, inspector_url, list_context_get
+from selfeval_site.backoffice.models import TriageItem
+from selfeval_site.backoffice.services.sharing import (
+    HEARTBEAT_SECONDS,
+    REASSIGN_PERMISSION,
+    review_lock_refresh,
+    review_lock_release,
+    triage_assignments_release,
+    triage_assignments_take,
+)
+from selfeval_site.backoffice.triage import TRIAGE_CHANGELIST, presence_label
 
 
 class AiOpsFailedCheckFilter(admin.SimpleListFilter):
@@ -95,8 +105,10 @@ class LanguageFilter(FixedChoicesFilter):
 
 @admin.register(DiagnosisSession)
 class DiagnosisSessionAdmin(
-    SessionActionsMixin, TenantAdminMixin, ReadOnlyAdminMixin, CSVExportMixin, admin.ModelAdmin
+    InspectorListMixin, SessionActionsMixin, TenantAdminMixin, ReadOnlyAdminMixin, CSVExportMixin, admin.ModelAdmin
 ):
+    list_key = "sessions"
+    list_label = _("Sessions")
     list_display = [
         "session_id",
         "project",
@@ -198,14 +210,24 @@ class DiagnosisSessionAdmin(
                 name="{}_{}_open_bad_case".format(*info),
             ),
             path("<path:object_id>/create-case/", wrap(self.create_case_view), name="{}_{}_create_case".format(*info)),
+            path("<path:object_id>/take/", wrap(self.take_view), name="{}_{}_take".format(*info)),
+            path("<path:object_id>/release/", wrap(self.release_view), name="{}_{}_release".format(*info)),
+            path("<path:object_id>/presence/", wrap(self.presence_view), name="{}_{}_presence".format(*info)),
             *super().get_urls(),
         ]
 
     def triage_moved_view(self, request):
         return HttpResponseRedirect(reverse(TRIAGE_CHANGELIST, current_app=self.admin_site.name))
 
-    def _inspector_url(self, session) -> str:
-        return reverse("admin:diagnosis_diagnosissession_change", args=[session.pk], current_app=self.admin_site.name)
+    def _inspector_url(self, session, list_context: ListContext | None = None) -> str:
+        if list_context is None:
+            return inspector_url(session.pk)
+        return inspector_url(session.pk, list_key=list_context.key, filters=list_context.filters)
+
+    def _list_context(self, request, params, session) -> ListContext | None:
+        """The list the inspector came from (`_list`): this one or the triage queue."""
+        admins = {self.list_key: self, "triage": self.admin_site.get_model_admin(TriageItem)}
+        return list_context_get(request=request, params=params, admins=admins, session=session)
 
     def _session_for_post(self, request, object_id, allowed: bool) -> DiagnosisSession:
         """The session a POST action acts on; callers answer 405 to anything but POST first."""
@@ -225,20 +247,22 @@ class DiagnosisSessionAdmin(
             return self._get_obj_does_not_exist_redirect(request, self.opts, object_id)
         if not self.has_view_permission(request, session):
             raise PermissionDenied
-        return self._render_inspector(request, session, review_form=ReviewForm())
+        return self._render_inspector(
+            request, session, review_form=ReviewForm(), list_context=self._list_context(request, request.GET, session)
+        )
 
     def get_object(self, request, object_id, from_field=None):
         # The inspector needs every column; the list's deferral does not apply here.
         try:
             return (
                 DiagnosisSession.objects.visible_to(self.access(request))
-                .select_related("project")
+                .select_related("project", "triage_assignment__assignee", "review_lock__holder")
                 .get(pk=int(object_id))
             )
         except (ValueError, DiagnosisSession.DoesNotExist):
             return None
 
-    def _render_inspector(self, request, session, *, review_form, status=200):
+    def _render_inspector(self, request, session, *, review_form, list_context, status=200):
         inspection = inspection_get(
             session=session,
             feedback_events=list(FeedbackEvent.objects.filter(session=session).select_related("user")[:50]),
@@ -261,6 +285,11 @@ class DiagnosisSessionAdmin(
             "verdict_badge": verdict_badge(session.verifier_verdict, session.get_verifier_verdict_display()),
             "aiops_badge": verdict_badge(session.aiops_verdict, session.get_aiops_verdict_display()),
             "preserved_filters": self.get_preserved_filters(request),
+            "list_context": list_context,
+            "assignment": getattr(session, "triage_assignment", None),
+            "can_reassign": request.user.has_perm(REASSIGN_PERMISSION),
+            "presence_label": presence_label(getattr(session, "review_lock", None), viewer=request.user),
+            "heartbeat_seconds": HEARTBEAT_SECONDS,
         }
         request.current_app = self.admin_site.name
         return TemplateResponse(request, self.inspector_template, context, status=status)
@@ -281,7 +310,8 @@ class DiagnosisSessionAdmin(
         form = ReviewForm(request.POST)
         if not form.is_valid():
             session = self.get_object(request, object_id)
-            return self._render_inspector(request, session, review_form=form, status=400)
+            list_context = self._list_context(request, request.POST, session)
+            return self._render_inspector(request, session, review_form=form, list_context=list_context, status=400)
         session_mark_reviewed(
             session=session,
             reviewer=request.user,
@@ -289,14 +319,19 @@ class DiagnosisSessionAdmin(
             verifier_was_right=form.cleaned_verifier_was_right(),
             notes=form.cleaned_data["notes"],
         )
+        review_lock_release(session=session, user=request.user)
         self.log_change(
             request, session, gettext("Marked reviewed: %(judgement)s") % {"judgement": form.cleaned_data["judgement"]}
         )
         self.message_user(request, gettext("Review recorded; the session left the triage queue."), messages.SUCCESS)
-        next_url = request.POST.get("next", "")
-        if next_url == "triage":
-            return HttpResponseRedirect(reverse(TRIAGE_CHANGELIST, current_app=self.admin_site.name))
-        return HttpResponseRedirect(self._inspector_url(session))
+        # Placed after the review: in the triage queue the session has just left the list.
+        list_context = self._list_context(request, request.POST, session)
+        if request.POST.get("next") == "next" and list_context is not None:
+            if list_context.next_url:
+                return HttpResponseRedirect(list_context.next_url)
+            self.message_user(request, gettext("That was the last session of the list."), messages.INFO)
+            return HttpResponseRedirect(list_context.list_url)
+        return HttpResponseRedirect(self._inspector_url(session, list_context))
 
     def open_bad_case_view(self, request, object_id):
         if request.method != "POST":
@@ -321,3 +356,40 @@ class DiagnosisSessionAdmin(
             messages.SUCCESS,
         )
         return HttpResponseRedirect(self._inspector_url(session))
+
+    # -- sharing the work ------------------------------------------------------------------
+
+    def take_view(self, request, object_id):
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        session = self._session_for_post(request, object_id, self.has_review_permission(request))
+        result = triage_assignments_take(session_pks=[session.pk], user=request.user)
+        if result.taken:
+            self.log_change(request, session, gettext("Took the session for review"))
+            self.message_user(request, gettext("The session is in your queue."), messages.SUCCESS)
+        else:
+            self.message_user(request, gettext("Another reviewer has taken this session."), messages.WARNING)
+        return HttpResponseRedirect(self._inspector_url(session, self._list_context(request, request.POST, session)))
+
+    def release_view(self, request, object_id):
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        session = self._session_for_post(request, object_id, self.has_review_permission(request))
+        if triage_assignments_release(session_pks=[session.pk], user=request.user):
+            self.log_change(request, session, gettext("Released the session"))
+            self.message_user(request, gettext("The session is free for any reviewer."), messages.SUCCESS)
+        else:
+            self.message_user(request, gettext("Only its assignee can release this session."), messages.WARNING)
+        return HttpResponseRedirect(self._inspector_url(session, self._list_context(request, request.POST, session)))
+
+    def presence_view(self, request, object_id):
+        """The open inspector's heartbeat (and, with `release`, its goodbye): JSON naming whoever
+        else is reviewing the session."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        session = self._session_for_post(request, object_id, self.has_view_permission(request))
+        if request.POST.get("release"):
+            review_lock_release(session=session, user=request.user)
+            return JsonResponse({"label": ""})
+        lock = review_lock_refresh(session=session, user=request.user)
+        return JsonResponse({"label": presence_label(lock, viewer=request.user)})

@@ -24,3 +24,33 @@ class ReviewForm(forms.Form):
 
     def cleaned_verifier_was_right(self) -> bool | None:
         return verifier_was_right_value(self.cleaned_data["verifier_was_right"])
+
+
+class BulkReviewForm(forms.Form):
+    """One selected session's review on the bulk review page; no judgement skips the session."""
+
+    session = forms.IntegerField(widget=forms.HiddenInput)
+    judgement = forms.ChoiceField(
+        label=_("Judgement"),
+        required=False,
+        choices=[("", _("Skip")), *ReviewJudgement.choices],
+        widget=forms.RadioSelect,
+    )
+    verifier_was_right = forms.ChoiceField(
+        label=_("Verifier right?"), required=False, choices=VERIFIER_RIGHT_CHOICES, widget=forms.RadioSelect
+    )
+    notes = forms.CharField(
+        label=_("Notes"), required=False, max_length=5000, widget=forms.TextInput(attrs={"placeholder": _("Notes")})
+    )
+
+    def clean(self):
+        data = super().clean()
+        if data.get("judgement") and not data.get("verifier_was_right"):
+            self.add_error("verifier_was_right", _("Say whether the verifier was right, or “Can't tell”."))
+        return data
+
+    def cleaned_verifier_was_right(self) -> bool | None:
+        return verifier_was_right_value(self.cleaned_data["verifier_was_right"])
+
+
+BulkReviewFormSet = forms.formset_factory(BulkReviewForm, extra=0)

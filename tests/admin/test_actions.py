@@ -1,6 +1,7 @@
 """The inspector's and the triage queue's actions go through the services, POST only, CSRF-protected."""
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.test import Client
 from django.urls import reverse
 
@@ -129,29 +130,81 @@ def test_service_refuses_a_user_without_permission(session):
         session_mark_reviewed(session=session, reviewer=staff, judgement="correct", verifier_was_right=True)
 
 
-def test_triage_bulk_mark_reviewed(reviewer_client, project):
-    sessions = [evaluated_session(project, f"s-{i}", verdict="REJECT") for i in range(3)]
+def bulk_review_data(sessions, reviews: dict[int, tuple[str, str, str]]) -> dict:
+    """The bulk review page's POST: `reviews` maps a row to (judgement, verifier right, notes)."""
+    data = {
+        "action": "mark_reviewed",
+        "apply": "1",
+        "_selected_action": [str(s.pk) for s in sessions],
+        "review-TOTAL_FORMS": str(len(sessions)),
+        "review-INITIAL_FORMS": str(len(sessions)),
+    }
+    for i, session in enumerate(sessions):
+        judgement, verifier, notes = reviews.get(i, ("", "", ""))
+        data |= {f"review-{i}-session": str(session.pk), f"review-{i}-judgement": judgement}
+        data |= {f"review-{i}-verifier_was_right": verifier, f"review-{i}-notes": notes}
+    return data
 
-    response = reviewer_client.post(
+
+def test_triage_bulk_review_lists_each_selected_session_with_its_own_judgement(reviewer_client, project):
+    sessions = [evaluated_session(project, f"s-{i}", verdict="REJECT", query=f"question {i}?") for i in range(3)]
+
+    page = reviewer_client.post(
         reverse("admin:backoffice_triageitem_changelist"),
-        {
-            "action": "mark_reviewed",
-            "_selected_action": [str(s.pk) for s in sessions[:2]],
-            "judgement": "wrong",
-            "verifier_was_right": "yes",
-            "index": "0",
-        },
+        {"action": "mark_reviewed", "_selected_action": [str(s.pk) for s in sessions[:2]], "index": "0"},
     )
 
-    assert response.status_code == 302
-    assert SessionReview.objects.count() == 2
-    assert list(DiagnosisSession.objects.filter(needs_review=True).values_list("session_id", flat=True)) == ["s-2"]
+    assert page.status_code == 200
+    assert [session.session_id for _form, session in page.context["rows"]] == ["s-0", "s-1"]
+    html = page.content.decode()
+    assert "question 0?" in html and "question 1?" in html and "question 2?" not in html
+    assert 'name="review-1-judgement"' in html and 'name="csrfmiddlewaretoken"' in html
+    assert not SessionReview.objects.exists()
 
 
-def test_triage_bulk_mark_reviewed_needs_a_judgement(reviewer_client, rejected_session):
-    reviewer_client.post(
-        reverse("admin:backoffice_triageitem_changelist"),
-        {"action": "mark_reviewed", "_selected_action": [str(rejected_session.pk)], "index": "0"},
+def test_triage_bulk_review_records_a_judgement_per_session_and_skips_the_rest(reviewer_client, project):
+    sessions = [evaluated_session(project, f"s-{i}", verdict="REJECT") for i in range(3)]
+    data = bulk_review_data(sessions, {0: ("wrong", "yes", "cause is elsewhere"), 2: ("correct", "no", "")})
+
+    response = reviewer_client.post(reverse("admin:backoffice_triageitem_changelist") + "?reason=reject", data)
+
+    assert response.status_code == 302 and response["Location"].endswith("?reason=reject")
+    reviews = {r.session.session_id: (r.judgement, r.verifier_was_right, r.notes) for r in SessionReview.objects.all()}
+    assert reviews == {"s-0": ("wrong", True, "cause is elsewhere"), "s-2": ("correct", False, "")}
+    assert list(DiagnosisSession.objects.filter(needs_review=True).values_list("session_id", flat=True)) == ["s-1"]
+
+
+def test_triage_bulk_review_with_an_error_writes_nothing(reviewer_client, project):
+    sessions = [evaluated_session(project, f"s-{i}", verdict="REJECT") for i in range(2)]
+    data = bulk_review_data(sessions, {0: ("wrong", "yes", ""), 1: ("great", "yes", "")})
+
+    response = reviewer_client.post(reverse("admin:backoffice_triageitem_changelist"), data)
+
+    assert response.status_code == 400
+    assert not SessionReview.objects.exists()
+    missing_verifier = bulk_review_data(sessions, {0: ("wrong", "", "")})
+    assert reviewer_client.post(reverse("admin:backoffice_triageitem_changelist"), missing_verifier).status_code == 400
+    assert not SessionReview.objects.exists()
+
+
+def test_triage_bulk_review_ignores_a_session_that_was_not_selected(reviewer_client, project):
+    sessions = [evaluated_session(project, f"s-{i}", verdict="REJECT") for i in range(2)]
+    data = bulk_review_data(sessions[:1], {0: ("wrong", "yes", "")})
+    data["review-0-session"] = str(sessions[1].pk)
+
+    reviewer_client.post(reverse("admin:backoffice_triageitem_changelist"), data)
+
+    assert not SessionReview.objects.exists()
+
+
+def test_staff_without_review_permission_has_no_bulk_review(project):
+    session = evaluated_session(project, "s-0", verdict="REJECT")
+    staff = UserFactory(username="erin", is_staff=True)
+    staff.user_permissions.add(*Permission.objects.filter(codename="view_diagnosissession"))
+    client = logged_in(staff)
+
+    client.post(
+        reverse("admin:backoffice_triageitem_changelist"), bulk_review_data([session], {0: ("wrong", "yes", "")})
     )
 
     assert not SessionReview.objects.exists()

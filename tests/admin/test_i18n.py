@@ -19,7 +19,7 @@ def test_accept_language_serves_the_chinese_admin(reviewer_client, rejected_sess
 
     assert "每日结论分布" in dashboard.content.decode()
     html = inspector.content.decode()
-    assert "执行" in html and "证据" in html and "标记为已审核" in html
+    assert "执行" in html and "证据" in html and "保存审核" in html
     # User content is not translated: the answer appears exactly as the agent wrote it.
     assert rejected_session.answer in html
 

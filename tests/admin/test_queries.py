@@ -20,6 +20,9 @@ EXPECTED = {
     "session_list_verdict": 7,
     "inspector": 13,  # + the session and each kind of child, once
     "triage": 7,
+    "triage_mine": 7,
+    # + the queue's project filter, this row and the next, the previous one, two capped counts
+    "inspector_in_queue": 18,
     "case_list": 9,  # + projects, first service / error code values, capped count, the page
     "badcase_list": 8,
     "feedback_list": 6,
@@ -35,6 +38,9 @@ def urls(session):
         + "?verifier_verdict__exact=REJECT",
         "inspector": reverse("admin:diagnosis_diagnosissession_change", args=[session.pk]),
         "triage": reverse("admin:backoffice_triageitem_changelist"),
+        "triage_mine": reverse("admin:backoffice_triageitem_changelist") + "?assigned=me",
+        "inspector_in_queue": reverse("admin:diagnosis_diagnosissession_change", args=[session.pk])
+        + "?_list=triage&_changelist_filters=reason%3Dreject",
         "case_list": reverse("admin:cases_case_changelist"),
         "badcase_list": reverse("admin:cases_badcase_changelist"),
         "feedback_list": reverse("admin:feedback_feedbackevent_changelist"),

@@ -1,0 +1,91 @@
+/* Keys of the session inspector (legend in its decision bar): 1/2/3 judgement, y/n/c verifier
+   right, e notes, Enter save & next, s skip, p previous, b back to the list, ? the keys. */
+(function () {
+  "use strict";
+  var form = document.getElementById("review");
+  var help = document.getElementById("se-key-help");
+  var VERIFIER = {y: "yes", n: "no", c: "unsure"};
+
+  function choose(name, index, value) {
+    if (!form) return false;
+    var radios = form.querySelectorAll('input[type=radio][name="' + name + '"]');
+    var radio = value ? form.querySelector('input[type=radio][name="' + name + '"][value="' + value + '"]') : radios[index];
+    if (!radio) return false;
+    radio.checked = true;
+    radio.focus();
+    return true;
+  }
+  function follow(id) {
+    var link = document.getElementById(id);
+    if (!link || !link.href) return false;
+    window.location.href = link.href;
+    return true;
+  }
+  function save() {
+    if (!form) return false;
+    var button = document.getElementById("se-save-next") || document.getElementById("se-save");
+    if (form.requestSubmit) form.requestSubmit(button); else button.click();
+    return true;
+  }
+  function typingIn(target) {
+    if (!target || !target.tagName) return false;
+    if (target.isContentEditable || /^(TEXTAREA|SELECT)$/.test(target.tagName)) return true;
+    return target.tagName === "INPUT" && !/^(radio|checkbox|button|submit)$/.test(target.type);
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.altKey || event.metaKey || event.isComposing) return;
+    var target = event.target;
+    if (typingIn(target)) {
+      if (event.key === "Escape") { target.blur(); event.preventDefault(); }
+      else if (event.key === "Enter" && event.ctrlKey && form && form.contains(target)) { save(); event.preventDefault(); }
+      return;
+    }
+    if (event.ctrlKey) return;
+    var key = event.key, handled;
+    if (key === "1" || key === "2" || key === "3") handled = choose("judgement", Number(key) - 1);
+    else if (VERIFIER[key]) handled = choose("verifier_was_right", -1, VERIFIER[key]);
+    else if (key === "e") { var notes = form && form.querySelector("textarea"); if (notes) notes.focus(); handled = !!notes; }
+    else if (key === "Enter") handled = (!target.tagName || !/^(A|BUTTON|SUMMARY)$/.test(target.tagName)) && save();
+    else if (key === "s") handled = follow("se-skip");
+    else if (key === "p") handled = follow("se-previous");
+    else if (key === "b") handled = follow("se-back-to-list");
+    else if (key === "?") { if (help) help.hidden = !help.hidden; handled = !!help; }
+    else if (key === "Escape" && help && !help.hidden) { help.hidden = true; handled = true; }
+    if (handled) event.preventDefault();
+  });
+})();
+
+/* Presence: while the inspector is open, tell the server every few seconds (a soft lock others
+   see as "Alice is reviewing this"), show who else has the session open, and say goodbye when
+   the page goes away. */
+(function () {
+  "use strict";
+  var banner = document.getElementById("se-presence");
+  var token = document.querySelector("input[name=csrfmiddlewaretoken]");
+  if (!banner || !token || !window.fetch) return;
+  var url = banner.dataset.url;
+  var every = Math.max(5, Number(banner.dataset.every) || 30) * 1000;
+
+  function beat() {
+    var body = new FormData();
+    body.append("csrfmiddlewaretoken", token.value);
+    fetch(url, {method: "POST", body: body, credentials: "same-origin", headers: {"X-Requested-With": "fetch"}})
+      .then(function (response) { return response.ok ? response.json() : null; })
+      .then(function (data) {
+        if (!data) return;
+        banner.textContent = data.label;
+        banner.hidden = !data.label;
+      })
+      .catch(function () { /* offline for a moment: the next beat tries again */ });
+  }
+  beat();
+  var timer = window.setInterval(beat, every);
+  window.addEventListener("pagehide", function () {
+    window.clearInterval(timer);
+    var body = new FormData();
+    body.append("csrfmiddlewaretoken", token.value);
+    body.append("release", "1");
+    if (navigator.sendBeacon) navigator.sendBeacon(url, body);
+  });
+})();
