@@ -79,8 +79,11 @@ def moods(clauses: Sequence["Clause"]) -> None:
     elif texts & c.PAST_ONLY:
         mood = PAST
     for clause in clauses:
-        own = {t.text for t in clause.tokens} & c.WHETHER
-        clause.mood = mood or (OPEN if own else "")
+        own = {t.text for t in clause.tokens}
+        if mood == PAST and own & c.PRESENT and not own & c.PAST_ONLY:
+            clause.mood = ""
+            continue
+        clause.mood = mood or (OPEN if own & c.WHETHER else "")
     _ellipsis(clauses)
     if texts & c.EXCEPT_ZH and not texts & c.ADDITION_ZH:
         _except_zh(clauses)

@@ -68,8 +68,10 @@ _ZH_UNIT = "(秒钟|秒|分钟|小时|天|日|晚|周|星期|月|季度|年)"
 PERIOD_ZH = re.compile(rf"每(?:隔)?\s*(\d+(?:\.\d+)?)?\s*个?\s*{_ZH_UNIT}(?:[^，,。；;]{{0,12}}?(\d+)\s*次)?")
 
 # A state of the past only: "headquartered in Boston until 2019", "曾是全省最大的纺织厂".
-PAST_ONLY = frozenset({"until", "formerly", "previously", "former", "曾", "曾经", "此前", "原为", "原来",
+PAST_ONLY = frozenset({"until", "formerly", "previously", "former", "once", "曾", "曾经", "此前", "原为", "原来",
                        "以前", "前任", "原本", "直到"})  # fmt: skip
+# A clause that says "now" speaks of the present even beside a past one ("曾出现一次告警，目前使用率为 45%").
+PRESENT = frozenset({"now", "currently", "presently", "nowadays", "目前", "现在", "当前", "如今", "现"})
 # Someone denies it, or it proved false ("denied that", "turned out to be false", "辟谣").
 DENIAL = frozenset({"deny", "denied", "denies", "refute", "refuted", "debunk", "debunked", "disprove", "disproved",
                     "hoax", "否认", "辟谣", "不实", "谣言", "谣传", "虚假"})  # fmt: skip
