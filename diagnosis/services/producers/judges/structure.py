@@ -12,6 +12,7 @@ from . import glossary as g
 from .alignment import Hit, antonym_hits, qualifiers, same_measure, token_groups, word_hits
 from .analysis import Clause, Token
 from .context import PAST, past_tense, ranks
+from .order import aligned_ids, predicate
 from .owners import antonym_nearer, foreign_owner, owns, verb_owner
 
 if TYPE_CHECKING:
@@ -85,6 +86,9 @@ def unit_check(token: Token, alignment: "Alignment", sources: str) -> Unit:
 def _word(token: Token, alignment: "Alignment", sources: str) -> Unit:
     home, clause = alignment.home, alignment.clause
     hits = alignment.hits[id(token)]
+    swapped = _substituted(token, alignment)
+    if swapped is not None:
+        return swapped
     antonyms = [h for c in _sentence(home, alignment) for h in antonym_hits(token, c)]
     agreeing = [h for h in hits + antonyms if _polarity_agrees(token, h, clause)]
     if agreeing and all(_scoped(h, clause) for h in agreeing):
@@ -131,6 +135,56 @@ def _word(token: Token, alignment: "Alignment", sources: str) -> Unit:
     if slot is not None:
         return slot
     return Unit(token.text, "unaligned", "not in the cited evidence")
+
+
+def _next_content(tokens: list[Token], at: int, step: int) -> Token | None:
+    """The word next to `at` in one noun phrase: adjacent, or across 的 (红色的外套)."""
+    n = at + step
+    if 0 <= n < len(tokens) and tokens[n].text == "的":
+        n += step
+    if 0 <= n < len(tokens) and tokens[n].kind == "word":
+        return tokens[n]
+    return None
+
+
+def _modifier(token: Token) -> bool:
+    return (
+        token.kind == "word"
+        and not predicate(token)
+        and not token.text.endswith("'s")
+        and token.lemma not in cues.ADVERBS
+        and token.lemma not in g.LIGHT_EN
+    )
+
+
+def _substituted(token: Token, alignment: "Alignment") -> Unit | None:
+    """A modifier the home clause states otherwise: the claim's "EU region" / "红色外套" where the
+    clause that states the head says "US region" / "蓝色外套" (the claim's word, if anywhere, only
+    elsewhere). A located conflict: the same head, another modifier."""
+    home = alignment.home
+    if home is None or not _modifier(token) or any(h.clause is home for h in alignment.hits[id(token)]):
+        return None
+    claim = alignment.clause.tokens
+    head = _next_content(claim, claim.index(token), 1)
+    if head is None or not _modifier(head):
+        return None
+    aligned = aligned_ids(alignment)
+    for hit in alignment.hits.get(id(head), ()):
+        if hit.clause is not home or hit.token is None or hit.how not in {"verbatim", "lemma"}:
+            continue
+        other = _next_content(home.tokens, home.tokens.index(hit.token), -1)
+        if (
+            other is None
+            or not _modifier(other)
+            or id(other) in aligned
+            or other.negated
+            or other.lemma == token.lemma
+            or (token_groups(other) & token_groups(token))
+            or (token.pos and other.pos and token.pos[0] != other.pos[0])
+        ):
+            continue
+        return Unit(token.text, "conflict", f"the evidence says «{other.text} {hit.token.text}» («{home.text}»)")
+    return None
 
 
 def _sentence(home: Clause | None, alignment: "Alignment") -> list[Clause]:
@@ -186,6 +240,18 @@ def _name_like(token: Token) -> bool:
 
 def _entity(token: Token, alignment: "Alignment", sources: str) -> Unit:
     hits = alignment.hits[id(token)]
+    home = alignment.home
+    if hits and home is not None and not any(h.clause.sentence == home.sentence for h in hits):
+        aligned = aligned_ids(alignment)
+        claimed = {t.fact.value for t in alignment.clause.tokens if t.identifier}
+        for other in home.tokens:
+            if (
+                other.identifier
+                and id(other) not in aligned
+                and other.fact.value not in claimed
+                and _same_kind(token.fact, other.fact)
+            ):
+                return Unit(token.text, "conflict", f"another entity in its place: «{other.text}» («{home.text}»)")
     if hits:
         bound = [verb_owner(h, token, alignment) for h in hits]
         if all(bound):
