@@ -162,7 +162,9 @@ def _substituted(token: Token, alignment: "Alignment") -> Unit | None:
     clause that states the head says "US region" / "蓝色外套" (the claim's word, if anywhere, only
     elsewhere). A located conflict: the same head, another modifier."""
     home = alignment.home
-    if home is None or not _modifier(token) or any(h.clause is home for h in alignment.hits[id(token)]):
+    if home is None or alignment.clause.hedged or not _modifier(token):
+        return None  # a hedged claim ("可能下个月关门") asserts too little to conflict
+    if any(h.clause is home for h in alignment.hits[id(token)]):
         return None
     claim = alignment.clause.tokens
     head = _next_content(claim, claim.index(token), 1)
@@ -251,7 +253,9 @@ def _entity(token: Token, alignment: "Alignment", sources: str) -> Unit:
                 and other.fact.value not in claimed
                 and _same_kind(token.fact, other.fact)
             ):
-                return Unit(token.text, "conflict", f"another entity in its place: «{other.text}» («{home.text}»)")
+                return Unit(
+                    token.text, "structure", f"stated only elsewhere; «{other.text}» holds its place in «{home.text}»"
+                )
     if hits:
         bound = [verb_owner(h, token, alignment) for h in hits]
         if all(bound):
