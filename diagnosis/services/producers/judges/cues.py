@@ -230,4 +230,35 @@ IRREGULAR_PAST = frozenset(
 # order of X and Y is the claim.
 ROLE_MARKERS = frozenset({"than", "比", "绕", "绕着", "向", "给", "对", "替"})
 # Adverbs that may stand between a subject and its verb ("checkout-api quickly recovered").
-ADVERBS = frozenset({"also", "then", "later", "again", "often", "still", "soon", "finally", "first", "never"})
+ADVERBS = frozenset({"also", "then", "later", "again", "often", "still", "soon", "finally", "first", "never", "sharply",
+                     "suddenly", "gradually", "quickly", "rapidly", "immediately", "significantly", "steadily",
+                     "明显", "显著", "大幅", "突然", "逐渐", "迅速", "立即", "仍然", "依然", "一直", "持续", "又"})  # fmt: skip
+
+# Prepositions that give a noun its role ("from Boston" / "to Boston", "on the sofa" / "under the
+# sofa"), by class; two classes listed as opposite make a located conflict, any other two differing
+# places a structure gap (from / into: a river may flow into a lake and out of it). English words as written; Chinese localizers follow their noun (桌子上).
+PREPOSITION_CLASS = {
+    **dict.fromkeys(("from", "out"), "source"), **dict.fromkeys(("to", "into", "onto", "toward", "towards"), "goal"),
+    **dict.fromkeys(("under", "below", "beneath", "underneath"), "under"),
+    **dict.fromkeys(("above", "over", "atop"), "above"), "on": "on", **dict.fromkeys(("inside", "within"), "inside"),
+    "outside": "outside", "before": "before", "after": "after", "with": "with", "without": "without",
+    "for": "for", "against": "against", "near": "near", "behind": "behind",
+}  # fmt: skip
+LOCALIZER_CLASS = {
+    "上": "on", "上面": "on", "上方": "above", "下": "under", "下面": "under", "下方": "under", "底下": "under",
+    "里": "inside", "里面": "inside", "内": "inside", "中": "inside", "外": "outside", "外面": "outside",
+    "前": "before", "之前": "before", "以前": "before", "后": "after", "之后": "after", "以后": "after",
+    "旁": "near", "旁边": "near", "附近": "near", "左": "left", "左边": "left", "右": "right", "右边": "right",
+}  # fmt: skip
+OPPOSITE_CLASSES = frozenset(
+    frozenset(pair) for pair in (("on", "under"), ("above", "under"), ("inside", "outside"),
+                                 ("before", "after"), ("with", "without"), ("for", "against"), ("left", "right"))
+)  # fmt: skip
+# Words that say the evidence's predicate did not quite happen ("nearly won", "差点错过", "几乎耗尽").
+ATTENUATORS = frozenset({"almost", "nearly", "barely", "practically", "virtually", "差点", "差一点", "险些", "几乎",
+                         "接近", "快要", "将近", "近乎", "濒临"})  # fmt: skip
+# Future in the evidence ("expires in 14 days", "将于 3 天后过期", "下周上线"): what it says is not done yet.
+FUTURE_EN = frozenset({"next", "upcoming", "tomorrow", "soon"})
+FUTURE_ZH = frozenset({"将", "将于", "即将", "明天", "明年", "下周", "下个月", "下月", "稍后", "随后将"})
+# The claim says it is done: past forms are read by context.past_tense; these words too.
+DONE = frozenset({"already", "已", "已经", "了", "完毕"})

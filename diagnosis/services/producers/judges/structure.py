@@ -11,7 +11,7 @@ from . import cues
 from . import glossary as g
 from .alignment import Hit, antonym_hits, qualifiers, same_measure, token_groups, word_hits
 from .analysis import Clause, Token
-from .context import PAST, past_tense, ranks
+from .context import FUTURE, PAST, done, past_tense, ranks
 from .order import aligned_ids, predicate
 from .owners import antonym_nearer, foreign_owner, owns, verb_owner
 
@@ -108,7 +108,7 @@ def _word(token: Token, alignment: "Alignment", sources: str) -> Unit:
                 "structure",
                 f"the evidence only reports a failed search («{hit.clause.text}»): not found is not absent",
             )
-        return Unit(token.text, "aligned", _where(hit))
+        return _role(token, hit, clause) or Unit(token.text, "aligned", _where(hit))
     opposed = [h for h in hits + antonyms if _near(h.clause, home)]
     if opposed:
         hit = opposed[0]
@@ -157,6 +157,10 @@ def _modifier(token: Token) -> bool:
     )
 
 
+def _rank_word(token: Token) -> bool:
+    return token.text.isascii() and token.text.endswith("est") and token.text != token.lemma
+
+
 def _substituted(token: Token, alignment: "Alignment") -> Unit | None:
     """A modifier the home clause states otherwise: the claim's "EU region" / "红色外套" where the
     clause that states the head says "US region" / "蓝色外套" (the claim's word, if anywhere, only
@@ -183,9 +187,59 @@ def _substituted(token: Token, alignment: "Alignment") -> Unit | None:
             or other.lemma == token.lemma
             or (token_groups(other) & token_groups(token))
             or (token.pos and other.pos and token.pos[0] != other.pos[0])
+            or (_rank_word(token) and other.text not in g.ANTONYM_OF.get(token.text, ()))
         ):
-            continue
+            continue  # "oldest city" / "largest city": two ranks on two scales, not one slot
         return Unit(token.text, "conflict", f"the evidence says «{other.text} {hit.token.text}» («{home.text}»)")
+    return None
+
+
+_DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those", "its", "their", "his", "her", "my",
+                          "our", "your"})  # fmt: skip
+
+
+def _preposition(tokens: list[Token], at: int) -> str:
+    """The role class of the preposition before tokens[at] (determiners skipped), or of the
+    Chinese localizer after it (桌子上 / 桌子下), or ""."""
+    n = at - 1
+    while n >= 0 and tokens[n].text in _DETERMINERS:
+        n -= 1
+    if n >= 0 and tokens[n].text in cues.PREPOSITION_CLASS:
+        return cues.PREPOSITION_CLASS[tokens[n].text]
+    if at + 1 < len(tokens) and tokens[at].pos and tokens[at + 1].text in cues.LOCALIZER_CLASS:
+        return cues.LOCALIZER_CLASS[tokens[at + 1].text]
+    return ""
+
+
+_PLACES = frozenset({"source", "goal", "under", "above", "on", "inside", "outside", "before", "after", "near",
+                     "behind", "left", "right"})  # fmt: skip
+
+
+def _role(token: Token, hit: Hit, clause: Clause) -> Unit | None:
+    """The word aligned, but in another role: "from the lake" / "into the lake", 桌子上 / 桌子下
+    (opposite roles conflict, other places are a gap); or the evidence only nearly states it
+    ("nearly won", "差点错过", "几乎耗尽")."""
+    if hit.token is None or hit.token not in hit.clause.tokens:
+        return None
+    at = hit.clause.tokens.index(hit.token)
+    mine = clause.tokens.index(token)
+    before = [t for t in hit.clause.tokens[max(0, at - 2) : at] if t.kind != "value"]
+    if any(t.text in cues.ATTENUATORS for t in before) and not any(
+        t.text in cues.ATTENUATORS for t in clause.tokens[max(0, mine - 2) : mine]
+    ):
+        said = next(t.text for t in before if t.text in cues.ATTENUATORS)
+        return Unit(token.text, "conflict", f"the evidence says «{said} {hit.token.text}» («{hit.clause.text}»)")
+    wanted, stated = _preposition(clause.tokens, mine), _preposition(hit.clause.tokens, at)
+    if not wanted or not stated or wanted == stated:
+        return None
+    if frozenset((wanted, stated)) in cues.OPPOSITE_CLASSES:
+        return Unit(
+            token.text,
+            "conflict",
+            f"another role: the evidence says it {stated}, the claim {wanted} («{hit.clause.text}»)",
+        )
+    if wanted in _PLACES and stated in _PLACES:
+        return Unit(token.text, "structure", f"another place or role in «{hit.clause.text}» ({stated}, not {wanted})")
     return None
 
 
@@ -364,6 +418,7 @@ def clause_checks(alignment: "Alignment") -> list[Unit]:
         and home.mood != clause.mood
         and not clause.hedged
         and not (home.mood == PAST and past_tense(clause.tokens))
+        and not (home.mood == FUTURE and not done(clause.tokens))
     ):
         units.append(Unit("mood", "structure", f"the evidence states it only as {home.mood} («{home.text}»)"))
     universal = (clause.quantifier == "all" or clause.period) and not any(t.text in cues.EXCEPT for t in clause.tokens)
