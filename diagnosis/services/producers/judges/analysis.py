@@ -263,10 +263,18 @@ def _words(chunk: str) -> list[Token]:
             else:
                 kind = "word"
             out.append(Token(part, base, kind))
-    # "failed to connect", "unable to", "rather than", "instead of": what follows is denied.
+    # "failed to connect", "unable to", "refused to", "rather than", "instead of": what follows is denied.
     for i, token in enumerate(out[:-1]):
-        if (token.lemma in {"fail", "unable"} and out[i + 1].text == "to") or (
-            (token.text, out[i + 1].text) in cues.CONTRAST_NEGATORS
+        refused = (
+            token.lemma in {"refuse", "decline"}
+            and i + 2 < len(out)
+            and out[i + 2].kind == "word"
+            and out[i + 2].text == out[i + 2].lemma  # "refused to resign", not "refused to redis-cache"
+        )
+        if (
+            (token.lemma in {"fail", "unable"} and out[i + 1].text == "to")
+            or (refused and out[i + 1].text == "to")
+            or ((token.text, out[i + 1].text) in cues.CONTRAST_NEGATORS)
         ):
             out.insert(i + 2 if token.text in {"rather", "instead"} else i + 1, Token("not", "not", "neg"))
             break

@@ -105,14 +105,14 @@ def owns(hit: Hit, token: Token, alignment: "Alignment") -> bool:
     return any(not _elsewhere(t, flat[start:cursor], alignment) for t in words)
 
 
-_VERSION = re.compile(r"^v?\d+(?:\.\d+)+$")
+VERSION = re.compile(r"^v?\d+(?:\.\d+)+$")
 
 
 def verb_owner(hit: Hit, token: Token, alignment: "Alignment") -> str:
     """The verb a value belongs to in the evidence (the nearest to its left, or to its right
     when the value comes first: "In 2019 the startup was acquired") when it is not the claim's
     verb ("introduced in v1.4.0 and fixed in v1.4.2": v1.4.0 is «introduced»'s), or ""."""
-    if token.fact is None or (token.identifier and not _VERSION.match(token.fact.value)):
+    if token.fact is None or (token.identifier and not VERSION.match(token.fact.value)):
         return ""
     claim = alignment.clause.tokens
     mine = claim.index(token)

@@ -13,7 +13,7 @@ from .alignment import Hit, antonym_hits, qualifiers, same_measure, token_groups
 from .analysis import Clause, Token
 from .context import FUTURE, PAST, done, past_tense, ranks
 from .order import aligned_ids, predicate
-from .owners import antonym_nearer, foreign_owner, owns, verb_owner
+from .owners import VERSION, antonym_nearer, foreign_owner, owns, verb_owner
 
 if TYPE_CHECKING:
     from .deterministic import Alignment
@@ -58,7 +58,24 @@ def _polarity_agrees(token: Token, hit: Hit, clause: Clause) -> bool:
         return claim != evidence
     if claim == evidence:
         return True
-    return (evidence and _negative(clause)) or (claim and _negative(hit.clause))
+    return (evidence and _negative(clause)) or (claim and (_negative(hit.clause) or _failed(hit)))
+
+
+def _failed(hit: Hit) -> bool:
+    """ "connect to vault-1 failed", "连接 vault-1 失败": a failure word after the act (not the
+    word itself, nor a modifier: 失败的请求, "failed over") denies it as "failed to connect" does."""
+    tokens = hit.clause.tokens
+    if hit.token is None or hit.token not in tokens:
+        return False
+    at = tokens.index(hit.token)
+    for n in range(at + 1, len(tokens)):
+        if tokens[n].text in _FAILURE:
+            nxt = tokens[n + 1].text if n + 1 < len(tokens) else ""
+            return nxt not in {"的", "over", "back"}
+    return False
+
+
+_FAILURE = frozenset({"failed", "fails", "失败"})
 
 
 def _scoped(hit: Hit, clause: Clause) -> bool:
@@ -211,6 +228,17 @@ def _preposition(tokens: list[Token], at: int) -> str:
     return ""
 
 
+def _share(tokens: list[Token], at: int) -> Token | None:
+    """A percentage of the word at `at`: "目标的 55%", "55% of the target"."""
+    after = tokens[at + 1 : at + 3]
+    if len(after) == 2 and after[0].text == "的" and after[1].fact is not None and after[1].fact.family == "percent":
+        return after[1]
+    before = [t for t in tokens[max(0, at - 3) : at] if t.text not in _DETERMINERS]
+    if len(before) >= 2 and before[-1].text == "of" and before[-2].fact is not None:
+        return before[-2] if before[-2].fact.family == "percent" else None
+    return None
+
+
 _PLACES = frozenset({"source", "goal", "under", "above", "on", "inside", "outside", "before", "after", "near",
                      "behind", "left", "right"})  # fmt: skip
 
@@ -229,6 +257,9 @@ def _role(token: Token, hit: Hit, clause: Clause) -> Unit | None:
     ):
         said = next(t.text for t in before if t.text in cues.ATTENUATORS)
         return Unit(token.text, "conflict", f"the evidence says «{said} {hit.token.text}» («{hit.clause.text}»)")
+    share = _share(hit.clause.tokens, at)
+    if share is not None and not any(t.fact is not None and t.fact.family == "percent" for t in clause.tokens):
+        return Unit(token.text, "structure", f"the evidence states only «{share.text}» of it («{hit.clause.text}»)")
     wanted, stated = _preposition(clause.tokens, mine), _preposition(hit.clause.tokens, at)
     if not wanted or not stated or wanted == stated:
         return None
@@ -310,6 +341,9 @@ def _entity(token: Token, alignment: "Alignment", sources: str) -> Unit:
                 return Unit(
                     token.text, "structure", f"stated only elsewhere; «{other.text}» holds its place in «{home.text}»"
                 )
+    if hits and _version_event(token, hits, alignment):
+        hit = hits[0]
+        return Unit(token.text, "structure", f"the evidence names it for another event («{hit.clause.text}»)")
     if hits:
         bound = [verb_owner(h, token, alignment) for h in hits]
         if all(bound):
@@ -325,6 +359,23 @@ def _entity(token: Token, alignment: "Alignment", sources: str) -> Unit:
             if other.identifier and other.fact.value not in claimed and _same_kind(token.fact, other.fact):
                 return Unit(token.text, "conflict", f"another entity in its place: «{other.text}» («{home.text}»)")
     return Unit(token.text, "unaligned", "not in the cited evidence")
+
+
+def _version_event(token: Token, hits: list[Hit], alignment: "Alignment") -> bool:
+    """A version the evidence ties to an event the claim does not state ("introduced in v2.3.0 and
+    fixed in v2.3.4" against "v2.3.4 has a memory leak"): the claim states no verb of its own."""
+    if token.fact is None or not VERSION.match(token.fact.value) or any(map(predicate, alignment.clause.tokens)):
+        return False
+    aligned = aligned_ids(alignment)
+    for hit in hits:
+        if hit.token is None:
+            return False
+        tokens = hit.clause.tokens
+        at = tokens.index(hit.token)
+        verb = next((t for t in reversed(tokens[max(0, at - 3) : at]) if t.content), None)
+        if verb is None or not predicate(verb) or id(verb) in aligned:
+            return False
+    return True
 
 
 def _same_kind(a: Fact, b: Fact) -> bool:
