@@ -89,8 +89,8 @@ _NOT_UNITS = "|".join(
 )  # fmt: skip
 _QUANTITY = re.compile(
     r"(?<![a-z0-9_.\-])(?:百分之\s*(?P<pct>\d+(?:\.\d+)?)|(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    rf"(?:\s*(?P<unit>{_UNIT_ALTERNATION})(?![a-z])|\s(?!(?:{_NOT_UNITS})(?![a-z]))(?P<word>[a-z]{{3,}})(?![a-z]))?)"
-    r"(?![a-z0-9_])"
+    rf"(?:\s*(?P<unit>{_UNIT_ALTERNATION})(?:(?<=[^\x00-\x7f])|(?![a-z]))|\s(?!(?:{_NOT_UNITS})(?![a-z]))(?P<word>[a-z]{{3,}})(?![a-z]))?)"
+    r"(?:(?<=[^\x00-\x7f])|(?![a-z0-9_]))"
 )
 
 

@@ -60,10 +60,13 @@ def evidence_groups(token: Token) -> frozenset[int]:
 
 
 def _contains(word: str, other: str) -> bool:
-    """ "pool" in hikaripool-1, "exceed" in quotaexceeded; never "available" in "unavailable"."""
+    """ "pool" in hikaripool-1, "exceed" in quotaexceeded; never "available" in "unavailable", nor
+    a plain word's derivations ("rain" in "rainforest", "king" in "kingdom", "band" in "bandwidth")."""
     if len(word) < 4 or len(other) < len(word) + 3 or word not in other:
         return False
     at = other.find(word)
+    if other.isalpha() and at == 0:
+        return False
     return at == 0 or at >= 4 or not other[:at].isalpha()
 
 

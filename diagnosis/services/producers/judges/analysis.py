@@ -68,7 +68,16 @@ _EN_NUMBERS = {
     if n >= 2
 }
 _EN_NUMBER = re.compile(r"\b(" + "|".join(_EN_NUMBERS) + r"|once|twice|thrice)\b")
+# "once" counts when a period, a place or time in the event, or the end of the clause follows it
+# ("once a day", "failed once at 02:00", "restarted once."), or "only" / "exactly" comes before.
+_ONCE_COUNT = re.compile(
+    r"\s*(?:$|[.,;:!?)]|(?:a|an|per|every|each)\s+(?:second|minute|hour|day|night|week|month|quarter|year)s?\b"
+    r"|(?:at|in|on|during|since|before|after|more|or|and|again|this|last|today|yesterday|so far|in total)\b)"
+)
+_COUNT_BEFORE = re.compile(r"\b(?:only|just|exactly|than|least|most)\s+$")
 _BE = frozenset({"is", "are", "was", "were", "be", "been", "being", "get", "got", "gets"})
+_US = re.compile(r"(?<![A-Za-z.\-_])U\.?S\.?(?![A-Za-z0-9\-_])")
+_THE_US = re.compile(r"\bthe us\b(?![\-_])")
 _FRACTION = re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")  # "0/6 instances healthy"
 _FROM = frozenset({"from", "从", "由"})
 _TO = frozenset({"to", "into", "为", "到", "至", "成", "->", "→", "=>"})
@@ -136,14 +145,21 @@ def _zh_numerals(text: str) -> str:
 def _en_numbers(text: str) -> str:
     def convert(match: re.Match[str]) -> str:
         word = match[1]
+        if (
+            word == "once"
+            and not _ONCE_COUNT.match(text, match.end())
+            and not _COUNT_BEFORE.search(text, 0, match.start())
+        ):
+            return word  # "was once a factory", "once the storm passed": formerly, when
         return {"once": "1 time", "twice": "2 times", "thrice": "3 times"}.get(word) or _EN_NUMBERS[word]
 
     return _EN_NUMBER.sub(convert, text)
 
 
 def prepare(text: str) -> str:
-    """Normalised text with numerals as digits: what every offset of an Analysis refers to."""
-    return _en_numbers(_zh_numerals(normalise(text)))
+    """Normalised text with numerals as digits: what every offset of an Analysis refers to. "US"
+    (or, once case-folded, "the us") is the country, not the pronoun."""
+    return _en_numbers(_zh_numerals(_THE_US.sub("the usa", normalise(_US.sub("USA", text)))))
 
 
 def warm_up() -> None:
@@ -247,10 +263,18 @@ def _words(chunk: str) -> list[Token]:
             else:
                 kind = "word"
             out.append(Token(part, base, kind))
-    # "failed to connect", "unable to", "rather than", "instead of": what follows is denied.
+    # "failed to connect", "unable to", "refused to", "rather than", "instead of": what follows is denied.
     for i, token in enumerate(out[:-1]):
-        if (token.lemma in {"fail", "unable"} and out[i + 1].text == "to") or (
-            (token.text, out[i + 1].text) in cues.CONTRAST_NEGATORS
+        refused = (
+            token.lemma in {"refuse", "decline"}
+            and i + 2 < len(out)
+            and out[i + 2].kind == "word"
+            and out[i + 2].text == out[i + 2].lemma  # "refused to resign", not "refused to redis-cache"
+        )
+        if (
+            (token.lemma in {"fail", "unable"} and out[i + 1].text == "to")
+            or (refused and out[i + 1].text == "to")
+            or ((token.text, out[i + 1].text) in cues.CONTRAST_NEGATORS)
         ):
             out.insert(i + 2 if token.text in {"rather", "instead"} else i + 1, Token("not", "not", "neg"))
             break

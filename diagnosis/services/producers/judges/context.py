@@ -9,7 +9,9 @@
 - Frequency: "every 2 years", "twice a week", "daily", "每两年", "每天 ... 1 次" as a period in seconds.
 - Rank: "the second largest", "the first woman", "the tallest", "第二大", "最大" as (head, rank).
 A claim in the evidence's mood, at its frequency and rank, may be SUPPORTED; one that drops the
-mood is UNSUPPORTED (basis structure), one with another frequency or rank CONTRADICTED.
+mood is UNSUPPORTED (basis structure), one with another frequency or rank CONTRADICTED. A past
+state ("used to", "once", "曾") does not state the present; the future ("expires in 14 days",
+"将于 3 天后过期") does not state that it has happened.
 """
 
 from collections.abc import Sequence
@@ -25,6 +27,7 @@ PLAN = "a plan, belief, expectation or instruction"
 OPEN = "an open question (whether)"
 PAST = "a past state"
 DENIAL = "a denial or a report shown false"
+FUTURE = "the future"
 
 
 def past(tokens: Sequence["Token"]) -> bool:
@@ -39,6 +42,27 @@ def past_tense(tokens: Sequence["Token"]) -> bool:
     if texts & {"was", "were", "had", "did", "used"} or texts & {"曾", "曾经", "过", "此前", "以前"}:
         return True
     return not texts & {"is", "are", "am", "has", "have", "does", "do"} and past(tokens)
+
+
+def done(tokens: Sequence["Token"]) -> bool:
+    """The claim says it has happened ("has expired", "已经过期", "过期了")."""
+    perfect = any(t.text in {"has", "have", "had"} for t in tokens) and past(tokens)
+    return perfect or past_tense(tokens) or any(t.text in c.DONE for t in tokens)
+
+
+def _future(tokens: Sequence["Token"]) -> bool:
+    """ "expires in 14 days", "将于 3 天后过期", "下周上线": stated as still to come ("约 6 小时后被
+    OOMKilled" is a past narrative: a duration then 后 alone says nothing of the future)."""
+    for i, t in enumerate(tokens):
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        duration = nxt is not None and nxt.fact is not None and nxt.fact.family == "duration"
+        if (t.text == "in" and duration and i and tokens[i - 1].kind == "word" and not past(tokens)) or (
+            t.text in c.FUTURE_EN and not (nxt is not None and nxt.text == "to")
+        ):
+            return True  # "expires in 14 days", not "finished in 1h 40m"
+        if t.text in c.FUTURE_ZH and not (t.text == "将" and t.pos == "p"):
+            return True
+    return False
 
 
 def _modal(tokens: Sequence["Token"]) -> bool:
@@ -76,11 +100,18 @@ def moods(clauses: Sequence["Clause"]) -> None:
         t.text == "false" and n and tokens[n - 1].lemma in {"be", "prove", "proven"} for n, t in enumerate(tokens)
     ):
         mood = DENIAL
-    elif texts & c.PAST_ONLY:
+    elif texts & c.PAST_ONLY or any(
+        t.text == "used" and n + 1 < len(tokens) and tokens[n + 1].text == "to" for n, t in enumerate(tokens)
+    ):
         mood = PAST
+    elif _future(tokens):
+        mood = FUTURE
     for clause in clauses:
-        own = {t.text for t in clause.tokens} & c.WHETHER
-        clause.mood = mood or (OPEN if own else "")
+        own = {t.text for t in clause.tokens}
+        if mood == PAST and own & c.PRESENT and not own & c.PAST_ONLY:
+            clause.mood = ""
+            continue
+        clause.mood = mood or (OPEN if own & c.WHETHER else "")
     _ellipsis(clauses)
     if texts & c.EXCEPT_ZH and not texts & c.ADDITION_ZH:
         _except_zh(clauses)

@@ -27,15 +27,18 @@ PLAN_EN = frozenset(
      "advise", "should", "will", "shall", "would", "want", "wish", "promise", "assume", "schedule", "scheduled",
      "planned", "intended", "supposed", "runbook", "playbook", "must", "going", "anticipate", "project", "projected",
      "aims", "hopes", "expects", "plans", "believes", "thinks", "predicts", "recommends", "estimate", "estimated",
-     "rumoured", "rumored", "reputedly", "supposedly", "legend", "legendary"}
+     "rumoured", "rumored", "reputedly", "supposedly", "legend", "legendary",
+     # Claims, attempts: someone says or tries it, which is not that it is so or happened.
+     "claim", "claims", "claimed", "allege", "insist", "contend", "argue", "try", "tried", "attempt", "attempted",
+     "seek", "sought", "strive"}
 )  # fmt: skip
 PLAN_ZH = frozenset(
     {"计划", "打算", "拟", "准备", "预计", "预报", "预测", "希望", "认为", "相信", "建议", "应该", "应当", "应",
      "需要", "将于", "将会", "即将", "有望", "届时", "会", "手册", "预案", "规划", "拟于", "计划于", "力争", "争取",
-     "据说", "传说", "据传", "相传", "号称", "传闻", "听说"}
+     "据说", "传说", "据传", "相传", "号称", "传闻", "听说", "声称", "宣称", "自称", "试图", "尝试", "企图", "设法"}
 )  # fmt: skip
 # Plan words that are also ordinary content in ops text when used as nouns ("the release plan").
-PLAN_NOUN_EN = frozenset({"plan", "project", "schedule", "estimate"})
+PLAN_NOUN_EN = frozenset({"plan", "project", "schedule", "estimate", "attempt", "claim"})
 
 ORDINALS = {
     "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
@@ -68,8 +71,10 @@ _ZH_UNIT = "(秒钟|秒|分钟|小时|天|日|晚|周|星期|月|季度|年)"
 PERIOD_ZH = re.compile(rf"每(?:隔)?\s*(\d+(?:\.\d+)?)?\s*个?\s*{_ZH_UNIT}(?:[^，,。；;]{{0,12}}?(\d+)\s*次)?")
 
 # A state of the past only: "headquartered in Boston until 2019", "曾是全省最大的纺织厂".
-PAST_ONLY = frozenset({"until", "formerly", "previously", "former", "曾", "曾经", "此前", "原为", "原来",
+PAST_ONLY = frozenset({"until", "formerly", "previously", "former", "once", "曾", "曾经", "此前", "原为", "原来",
                        "以前", "前任", "原本", "直到"})  # fmt: skip
+# A clause that says "now" speaks of the present even beside a past one ("曾出现一次告警，目前使用率为 45%").
+PRESENT = frozenset({"now", "currently", "presently", "nowadays", "目前", "现在", "当前", "如今", "现"})
 # Someone denies it, or it proved false ("denied that", "turned out to be false", "辟谣").
 DENIAL = frozenset({"deny", "denied", "denies", "refute", "refuted", "debunk", "debunked", "disprove", "disproved",
                     "hoax", "否认", "辟谣", "不实", "谣言", "谣传", "虚假"})  # fmt: skip
@@ -228,4 +233,35 @@ IRREGULAR_PAST = frozenset(
 # order of X and Y is the claim.
 ROLE_MARKERS = frozenset({"than", "比", "绕", "绕着", "向", "给", "对", "替"})
 # Adverbs that may stand between a subject and its verb ("checkout-api quickly recovered").
-ADVERBS = frozenset({"also", "then", "later", "again", "often", "still", "soon", "finally", "first", "never"})
+ADVERBS = frozenset({"also", "then", "later", "again", "often", "still", "soon", "finally", "first", "never", "sharply",
+                     "suddenly", "gradually", "quickly", "rapidly", "immediately", "significantly", "steadily",
+                     "明显", "显著", "大幅", "突然", "逐渐", "迅速", "立即", "仍然", "依然", "一直", "持续", "又"})  # fmt: skip
+
+# Prepositions that give a noun its role ("from Boston" / "to Boston", "on the sofa" / "under the
+# sofa"), by class; two classes listed as opposite make a located conflict, any other two differing
+# places a structure gap (from / into: a river may flow into a lake and out of it). English words as written; Chinese localizers follow their noun (桌子上).
+PREPOSITION_CLASS = {
+    **dict.fromkeys(("from", "out"), "source"), **dict.fromkeys(("to", "into", "onto", "toward", "towards"), "goal"),
+    **dict.fromkeys(("under", "below", "beneath", "underneath"), "under"),
+    **dict.fromkeys(("above", "over", "atop"), "above"), "on": "on", **dict.fromkeys(("inside", "within"), "inside"),
+    "outside": "outside", "before": "before", "after": "after", "with": "with", "without": "without",
+    "for": "for", "against": "against", "near": "near", "behind": "behind",
+}  # fmt: skip
+LOCALIZER_CLASS = {
+    "上": "on", "上面": "on", "上方": "above", "下": "under", "下面": "under", "下方": "under", "底下": "under",
+    "里": "inside", "里面": "inside", "内": "inside", "中": "inside", "外": "outside", "外面": "outside",
+    "前": "before", "之前": "before", "以前": "before", "后": "after", "之后": "after", "以后": "after",
+    "旁": "near", "旁边": "near", "附近": "near", "左": "left", "左边": "left", "右": "right", "右边": "right",
+}  # fmt: skip
+OPPOSITE_CLASSES = frozenset(
+    frozenset(pair) for pair in (("on", "under"), ("above", "under"), ("inside", "outside"),
+                                 ("before", "after"), ("with", "without"), ("for", "against"), ("left", "right"))
+)  # fmt: skip
+# Words that say the evidence's predicate did not quite happen ("nearly won", "差点错过", "几乎耗尽").
+ATTENUATORS = frozenset({"almost", "nearly", "barely", "practically", "virtually", "差点", "差一点", "险些", "几乎",
+                         "接近", "快要", "将近", "近乎", "濒临"})  # fmt: skip
+# Future in the evidence ("expires in 14 days", "将于 3 天后过期", "下周上线"): what it says is not done yet.
+FUTURE_EN = frozenset({"next", "upcoming", "tomorrow", "soon"})
+FUTURE_ZH = frozenset({"将", "将于", "即将", "明天", "明年", "下周", "下个月", "下月", "稍后", "随后将"})
+# The claim says it is done: past forms are read by context.past_tense; these words too.
+DONE = frozenset({"already", "已", "已经", "了", "完毕"})

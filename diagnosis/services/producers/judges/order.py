@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from .deterministic import Alignment
     from .structure import Unit
 
+_DETERMINERS = frozenset({"the", "a", "an", "this", "his", "her", "their", "its", "my", "our", "your"})
 _LINKERS = frozenset(
     {"who", "whom", "whose", "which", "that", "near", "beside", "behind", "besides", "next", "with", "of", "like",
      "的", "旁边", "附近"}
@@ -109,7 +110,7 @@ def roles_check(alignment: "Alignment", evidence: list[Clause]) -> list["Unit"]:
             evidence_span = flat[min(ea, eb) + 1 : max(ea, eb)]
             causal = _causal(claim_span) and _causal(evidence_span)
             claim_order = _flip(claim_span, causal)
-            evidence_order = (1 if eb > ea else -1) * _flip(evidence_span, causal)
+            evidence_order = (1 if eb > ea else -1) * _flip(evidence_span, causal, aligned_ids(alignment))
             if claim_order != evidence_order:
                 return [Unit("roles", "conflict", f"{a.text} / {b.text} swapped in «{shown}»")]
     return _subject_slot(alignment) or _arguments(alignment, flat, placed, shown)
@@ -125,6 +126,7 @@ def _own_subject(alignment: "Alignment", flat: list[Token], placed, shown: str) 
     for cp, ep, verb, how in placed:
         if not predicate(verb) or how not in {"verbatim", "lemma"}:
             continue
+        # An auxiliary before the verb (passive or progressive): the subject may stand further off.
         passive = any(t.text in {"by", "被"} for t in claim[cp + 1 : cp + 3]) or any(
             t.lemma == "be" or t.text == "被" for t in claim[max(0, cp - 2) : cp]
         )
@@ -142,12 +144,27 @@ def _own_subject(alignment: "Alignment", flat: list[Token], placed, shown: str) 
         before = flat[n] if n is not None else None
         if before is None or id(before) in aligned or predicate(before) or before.lemma in g.CAUSAL:
             return []
+        if _agent_of_another(flat, n, verb, aligned):
+            return []  # "the painter admired by the mayor donated": the subject stands before the agent
         if before.fact is not None and (not before.identifier or (n and flat[n - 1].kind == "light")):
             return []  # a value ("in v1.4.0 and fixed"), not a subject
         if before.kind == "word" and before.text.endswith("ly"):
             return []
         return [Unit(verb.text, "structure", f"«{before.text}» {verb.text}, in «{shown}»")]
     return []
+
+
+def _progressive(tokens: list[Token], at: int) -> bool:
+    """ "is building": an -ing word right after a form of "be" is a verb, whatever its lemma."""
+    return at > 0 and tokens[at].text.endswith("ing") and tokens[at - 1].lemma == "be"
+
+
+def _passive_aux(tokens: list[Token], at: int) -> bool:
+    """A "be" (or 被) right before the verb at `at` makes a passive, unless the verb is an -ing form
+    ("is playing" is progressive: its subject acts)."""
+    if tokens[at].text.endswith("ing"):
+        return False
+    return any(t.lemma == "be" or t.text == "被" for t in tokens[max(0, at - 2) : at])
 
 
 def _pivot(token: Token) -> bool:
@@ -254,16 +271,19 @@ def _causal(span: list[Token]) -> bool:
     return any(t.lemma in g.CAUSAL for t in span)
 
 
-def _flip(span: list[Token], causal: bool) -> int:
+def _flip(span: list[Token], causal: bool, aligned: set[int] | None = None) -> int:
     """-1 when the span reads backwards: a passive (by / 被), a converse word, or (when both sides
-    state a cause between the two) a causal marker that names the effect first."""
+    state a cause between the two) a causal marker that names the effect first. In the evidence
+    (`aligned` given) a participle before "by" that the claim does not state is a reduced relative
+    ("the painter admired by the mayor donated a mural"), not the passive of the relating verb."""
     flips = 0
     for i, t in enumerate(span):
+        participle = i and predicate(span[i - 1]) and (aligned is None or id(span[i - 1]) in aligned)
         if (
             t.text == "被"
             or (causal and t.lemma in g.REVERSE_CAUSAL)
             or t.text == "by"
-            and (any(p.lemma == "be" for p in span[max(0, i - 3) : i]) or (i and predicate(span[i - 1])))
+            and (any(p.lemma == "be" for p in span[max(0, i - 3) : i]) or participle)
             or t.lemma in {c_[1] for c_ in g.CONVERSES}
         ):
             flips += 1
@@ -280,7 +300,14 @@ def _arguments(alignment: "Alignment", flat: list[Token], placed, shown: str) ->
 
     aligned = aligned_ids(alignment)
     claim = alignment.clause.tokens
-    verb = next(((ca, t) for ca, _, t, how in placed if predicate(t) and how in {"verbatim", "lemma"}), None)
+    verb = next(
+        (
+            (ca, t)
+            for ca, _, t, how in placed
+            if (predicate(t) or _progressive(claim, ca)) and how in {"verbatim", "lemma"}
+        ),
+        None,
+    )
     if verb is None:
         return []
     cp, p = verb
@@ -289,7 +316,7 @@ def _arguments(alignment: "Alignment", flat: list[Token], placed, shown: str) ->
     passive = (
         any(t.text in {"by", "被"} for t in claim[cp + 1 : cp + 3])
         or any(t.text == "被" for t in claim[:cp])
-        or any(t.lemma == "be" for t in claim[max(0, cp - 2) : cp])
+        or _passive_aux(claim, cp)
     )
     ends = [n for n, t in enumerate(flat) if t.lemma == p.lemma]
     attached: dict[int, int] = {}  # claim index -> the occurrence of the verb its argument stands by
@@ -308,10 +335,14 @@ def _arguments(alignment: "Alignment", flat: list[Token], placed, shown: str) ->
         subject = ca < cp and not passive
         after = [n for n in ends if n > ea]
         before = [n for n in ends if n < ea]
+        if subject and _agent_of_another(flat, ea, p, aligned):
+            return [Unit(token.text, "structure", f"the agent of another verb («by {token.text}») in «{shown}»")]
         if subject and after:
             span = flat[ea + 1 : after[0]]
-            if (_foreign_verb(span, aligned) and _relative_before(flat, ea)) or _linked_after_foreign(
-                flat, ea, aligned
+            if (
+                (_foreign_verb(span, aligned) and _relative_before(flat, ea))
+                or _linked_after_foreign(flat, ea, aligned)
+                or (_object_relative(span) and not _foreign_verb(span, aligned))
             ):
                 return [Unit(token.text, "structure", f"the subject of another verb or phrase in «{shown}»")]
         elif subject and before and p.text.isascii() and not p.pos:
@@ -324,6 +355,28 @@ def _arguments(alignment: "Alignment", flat: list[Token], placed, shown: str) ->
     return []
 
 
+def _object_relative(span: list[Token]) -> bool:
+    """ "the senator who the actor admired": a relative word, then another noun before the verb
+    (the claim's, when no other verb stands between): that noun is its subject, the claim word its
+    object."""
+    words = [t for t in span if t.text not in _DETERMINERS]
+    return (
+        len(words) >= 2
+        and words[0].text in {"who", "whom", "that", "which"}
+        and any(t.kind == "word" and not relation(t) for t in words[1:])
+    )
+
+
+def _agent_of_another(flat: list[Token], at: int, verb: Token, aligned: set[int]) -> bool:
+    """ "the secretary supported by the president called": the claim's subject stands as the
+    agent ("by X") of a verb the claim does not state."""
+    before = [t for t in flat[:at] if t.text not in _DETERMINERS]
+    if len(before) < 2 or before[-1].text != "by":
+        return False
+    other = before[-2]
+    return predicate(other) and id(other) not in aligned and other.lemma != verb.lemma
+
+
 def _foreign_verb(span: list[Token], aligned: set[int]) -> bool:
     return any(t.content and id(t) not in aligned and predicate(t) for t in span)
 
@@ -331,7 +384,7 @@ def _foreign_verb(span: list[Token], aligned: set[int]) -> bool:
 def _relative_before(flat: list[Token], at: int) -> bool:
     """A relative word (who, that, 的 ...) right before the claim word, determiners skipped."""
     for t in reversed(flat[:at]):
-        if t.text in {"the", "a", "an", "this", "his", "her", "their", "its"}:
+        if t.text in _DETERMINERS:
             continue
         return t.text in {"who", "whom", "which", "that", "whose", "所"}
     return False

@@ -11,8 +11,9 @@ from . import cues
 from . import glossary as g
 from .alignment import Hit, antonym_hits, qualifiers, same_measure, token_groups, word_hits
 from .analysis import Clause, Token
-from .context import PAST, past_tense, ranks
-from .owners import antonym_nearer, foreign_owner, owns, verb_owner
+from .context import FUTURE, PAST, done, past_tense, ranks
+from .order import aligned_ids, predicate
+from .owners import VERSION, antonym_nearer, foreign_owner, owns, verb_owner
 
 if TYPE_CHECKING:
     from .deterministic import Alignment
@@ -57,7 +58,24 @@ def _polarity_agrees(token: Token, hit: Hit, clause: Clause) -> bool:
         return claim != evidence
     if claim == evidence:
         return True
-    return (evidence and _negative(clause)) or (claim and _negative(hit.clause))
+    return (evidence and _negative(clause)) or (claim and (_negative(hit.clause) or _failed(hit)))
+
+
+def _failed(hit: Hit) -> bool:
+    """ "connect to vault-1 failed", "连接 vault-1 失败": a failure word after the act (not the
+    word itself, nor a modifier: 失败的请求, "failed over") denies it as "failed to connect" does."""
+    tokens = hit.clause.tokens
+    if hit.token is None or hit.token not in tokens:
+        return False
+    at = tokens.index(hit.token)
+    for n in range(at + 1, len(tokens)):
+        if tokens[n].text in _FAILURE:
+            nxt = tokens[n + 1].text if n + 1 < len(tokens) else ""
+            return nxt not in {"的", "over", "back"}
+    return False
+
+
+_FAILURE = frozenset({"failed", "fails", "失败"})
 
 
 def _scoped(hit: Hit, clause: Clause) -> bool:
@@ -85,6 +103,9 @@ def unit_check(token: Token, alignment: "Alignment", sources: str) -> Unit:
 def _word(token: Token, alignment: "Alignment", sources: str) -> Unit:
     home, clause = alignment.home, alignment.clause
     hits = alignment.hits[id(token)]
+    swapped = _substituted(token, alignment)
+    if swapped is not None:
+        return swapped
     antonyms = [h for c in _sentence(home, alignment) for h in antonym_hits(token, c)]
     agreeing = [h for h in hits + antonyms if _polarity_agrees(token, h, clause)]
     if agreeing and all(_scoped(h, clause) for h in agreeing):
@@ -104,7 +125,7 @@ def _word(token: Token, alignment: "Alignment", sources: str) -> Unit:
                 "structure",
                 f"the evidence only reports a failed search («{hit.clause.text}»): not found is not absent",
             )
-        return Unit(token.text, "aligned", _where(hit))
+        return _role(token, hit, clause) or Unit(token.text, "aligned", _where(hit))
     opposed = [h for h in hits + antonyms if _near(h.clause, home)]
     if opposed:
         hit = opposed[0]
@@ -131,6 +152,126 @@ def _word(token: Token, alignment: "Alignment", sources: str) -> Unit:
     if slot is not None:
         return slot
     return Unit(token.text, "unaligned", "not in the cited evidence")
+
+
+def _next_content(tokens: list[Token], at: int, step: int) -> Token | None:
+    """The word next to `at` in one noun phrase: adjacent, or across 的 (红色的外套)."""
+    n = at + step
+    if 0 <= n < len(tokens) and tokens[n].text == "的":
+        n += step
+    if 0 <= n < len(tokens) and tokens[n].kind == "word":
+        return tokens[n]
+    return None
+
+
+def _modifier(token: Token) -> bool:
+    return (
+        token.kind == "word"
+        and not predicate(token)
+        and not token.text.endswith("'s")
+        and token.lemma not in cues.ADVERBS
+        and token.lemma not in g.LIGHT_EN
+    )
+
+
+def _rank_word(token: Token) -> bool:
+    return token.text.isascii() and token.text.endswith("est") and token.text != token.lemma
+
+
+def _substituted(token: Token, alignment: "Alignment") -> Unit | None:
+    """A modifier the home clause states otherwise: the claim's "EU region" / "红色外套" where the
+    clause that states the head says "US region" / "蓝色外套" (the claim's word, if anywhere, only
+    elsewhere). A located conflict: the same head, another modifier."""
+    home = alignment.home
+    if home is None or alignment.clause.hedged or not _modifier(token):
+        return None  # a hedged claim ("可能下个月关门") asserts too little to conflict
+    if any(h.clause is home for h in alignment.hits[id(token)]):
+        return None
+    claim = alignment.clause.tokens
+    head = _next_content(claim, claim.index(token), 1)
+    if head is None or not _modifier(head):
+        return None
+    aligned = aligned_ids(alignment)
+    for hit in alignment.hits.get(id(head), ()):
+        if hit.clause is not home or hit.token is None or hit.how not in {"verbatim", "lemma"}:
+            continue
+        other = _next_content(home.tokens, home.tokens.index(hit.token), -1)
+        if (
+            other is None
+            or not _modifier(other)
+            or id(other) in aligned
+            or other.negated
+            or other.lemma == token.lemma
+            or (token_groups(other) & token_groups(token))
+            or (token.pos and other.pos and token.pos[0] != other.pos[0])
+            or (_rank_word(token) and other.text not in g.ANTONYM_OF.get(token.text, ()))
+        ):
+            continue  # "oldest city" / "largest city": two ranks on two scales, not one slot
+        return Unit(token.text, "conflict", f"the evidence says «{other.text} {hit.token.text}» («{home.text}»)")
+    return None
+
+
+_DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those", "its", "their", "his", "her", "my",
+                          "our", "your"})  # fmt: skip
+
+
+def _preposition(tokens: list[Token], at: int) -> str:
+    """The role class of the preposition before tokens[at] (determiners skipped), or of the
+    Chinese localizer after it (桌子上 / 桌子下), or ""."""
+    n = at - 1
+    while n >= 0 and tokens[n].text in _DETERMINERS:
+        n -= 1
+    if n >= 0 and tokens[n].text in cues.PREPOSITION_CLASS:
+        return cues.PREPOSITION_CLASS[tokens[n].text]
+    if at + 1 < len(tokens) and tokens[at].pos and tokens[at + 1].text in cues.LOCALIZER_CLASS:
+        return cues.LOCALIZER_CLASS[tokens[at + 1].text]
+    return ""
+
+
+def _share(tokens: list[Token], at: int) -> Token | None:
+    """A percentage of the word at `at`: "目标的 55%", "55% of the target"."""
+    after = tokens[at + 1 : at + 3]
+    if len(after) == 2 and after[0].text == "的" and after[1].fact is not None and after[1].fact.family == "percent":
+        return after[1]
+    before = [t for t in tokens[max(0, at - 3) : at] if t.text not in _DETERMINERS]
+    if len(before) >= 2 and before[-1].text == "of" and before[-2].fact is not None:
+        return before[-2] if before[-2].fact.family == "percent" else None
+    return None
+
+
+_PLACES = frozenset({"source", "goal", "under", "above", "on", "inside", "outside", "before", "after", "near",
+                     "behind", "left", "right"})  # fmt: skip
+
+
+def _role(token: Token, hit: Hit, clause: Clause) -> Unit | None:
+    """The word aligned, but in another role: "from the lake" / "into the lake", 桌子上 / 桌子下
+    (opposite roles conflict, other places are a gap); or the evidence only nearly states it
+    ("nearly won", "差点错过", "几乎耗尽")."""
+    if hit.token is None or hit.token not in hit.clause.tokens:
+        return None
+    at = hit.clause.tokens.index(hit.token)
+    mine = clause.tokens.index(token)
+    before = [t for t in hit.clause.tokens[max(0, at - 2) : at] if t.kind != "value"]
+    if any(t.text in cues.ATTENUATORS for t in before) and not any(
+        t.text in cues.ATTENUATORS for t in clause.tokens[max(0, mine - 2) : mine]
+    ):
+        said = next(t.text for t in before if t.text in cues.ATTENUATORS)
+        return Unit(token.text, "conflict", f"the evidence says «{said} {hit.token.text}» («{hit.clause.text}»)")
+    share = _share(hit.clause.tokens, at)
+    if share is not None and not any(t.fact is not None and t.fact.family == "percent" for t in clause.tokens):
+        return Unit(token.text, "structure", f"the evidence states only «{share.text}» of it («{hit.clause.text}»)")
+    wanted, stated = _preposition(clause.tokens, mine), _preposition(hit.clause.tokens, at)
+    if not wanted or not stated or wanted == stated:
+        return None
+    if frozenset((wanted, stated)) in cues.OPPOSITE_CLASSES:
+        return Unit(
+            token.text,
+            "conflict",
+            f"another role: the evidence says it {stated}, the claim {wanted} («{hit.clause.text}»)",
+        )
+    if wanted in _PLACES and stated in _PLACES:
+        return Unit(token.text, "structure", f"another place or role in «{hit.clause.text}» ({stated}, not {wanted})")
+    return None
 
 
 def _sentence(home: Clause | None, alignment: "Alignment") -> list[Clause]:
@@ -186,6 +327,23 @@ def _name_like(token: Token) -> bool:
 
 def _entity(token: Token, alignment: "Alignment", sources: str) -> Unit:
     hits = alignment.hits[id(token)]
+    home = alignment.home
+    if hits and home is not None and not any(h.clause.sentence == home.sentence for h in hits):
+        aligned = aligned_ids(alignment)
+        claimed = {t.fact.value for t in alignment.clause.tokens if t.identifier}
+        for other in home.tokens:
+            if (
+                other.identifier
+                and id(other) not in aligned
+                and other.fact.value not in claimed
+                and _same_kind(token.fact, other.fact)
+            ):
+                return Unit(
+                    token.text, "structure", f"stated only elsewhere; «{other.text}» holds its place in «{home.text}»"
+                )
+    if hits and _version_event(token, hits, alignment):
+        hit = hits[0]
+        return Unit(token.text, "structure", f"the evidence names it for another event («{hit.clause.text}»)")
     if hits:
         bound = [verb_owner(h, token, alignment) for h in hits]
         if all(bound):
@@ -201,6 +359,23 @@ def _entity(token: Token, alignment: "Alignment", sources: str) -> Unit:
             if other.identifier and other.fact.value not in claimed and _same_kind(token.fact, other.fact):
                 return Unit(token.text, "conflict", f"another entity in its place: «{other.text}» («{home.text}»)")
     return Unit(token.text, "unaligned", "not in the cited evidence")
+
+
+def _version_event(token: Token, hits: list[Hit], alignment: "Alignment") -> bool:
+    """A version the evidence ties to an event the claim does not state ("introduced in v2.3.0 and
+    fixed in v2.3.4" against "v2.3.4 has a memory leak"): the claim states no verb of its own."""
+    if token.fact is None or not VERSION.match(token.fact.value) or any(map(predicate, alignment.clause.tokens)):
+        return False
+    aligned = aligned_ids(alignment)
+    for hit in hits:
+        if hit.token is None:
+            return False
+        tokens = hit.clause.tokens
+        at = tokens.index(hit.token)
+        verb = next((t for t in reversed(tokens[max(0, at - 3) : at]) if t.content), None)
+        if verb is None or not predicate(verb) or id(verb) in aligned:
+            return False
+    return True
 
 
 def _same_kind(a: Fact, b: Fact) -> bool:
@@ -294,6 +469,7 @@ def clause_checks(alignment: "Alignment") -> list[Unit]:
         and home.mood != clause.mood
         and not clause.hedged
         and not (home.mood == PAST and past_tense(clause.tokens))
+        and not (home.mood == FUTURE and not done(clause.tokens))
     ):
         units.append(Unit("mood", "structure", f"the evidence states it only as {home.mood} («{home.text}»)"))
     universal = (clause.quantifier == "all" or clause.period) and not any(t.text in cues.EXCEPT for t in clause.tokens)
