@@ -10,7 +10,7 @@ from selfeval_site.api.authentication import access_from_request
 from selfeval_site.api.fields import StrictCharField
 from selfeval_site.api.pagination import CheckedCursorPagination
 from selfeval_site.api.permissions import IsProjectClientOrStaffWithCaseView
-from selfeval_site.api.schema import ERROR_RESPONSES
+from selfeval_site.api.schema import READ_ERRORS, error_responses
 
 
 class CaseSearchSerializer(serializers.Serializer):
@@ -35,9 +35,9 @@ class CaseCursorPagination(CheckedCursorPagination):
             OpenApiParameter("errorCode", str),
             OpenApiParameter("status", str, enum=CaseStatus.values),
         ],
-        responses={200: CaseSerializer(many=True), **ERROR_RESPONSES},
+        responses={200: CaseSerializer(many=True), **error_responses(*READ_ERRORS)},
     ),
-    retrieve=extend_schema(summary="One case", responses={200: CaseSerializer, **ERROR_RESPONSES}),
+    retrieve=extend_schema(summary="One case", responses={200: CaseSerializer, **error_responses(*READ_ERRORS)}),
 )
 class CaseViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     serializer_class = CaseSerializer

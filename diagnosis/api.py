@@ -12,7 +12,7 @@ from diagnosis.services.ingestion import session_upsert
 from selfeval_site.api.authentication import access_from_request
 from selfeval_site.api.pagination import CheckedCursorPagination
 from selfeval_site.api.permissions import IsProjectClient, IsProjectClientOrStaff
-from selfeval_site.api.schema import ERROR_RESPONSES
+from selfeval_site.api.schema import CONTENT_ENCODING_PARAMETER, READ_ERRORS, WRITE_ERRORS, error_responses
 
 PROJECT_PARAMETER = OpenApiParameter(
     "project", str, description="Staff only: the project slug when a sessionId exists in several projects."
@@ -25,12 +25,12 @@ class SessionCursorPagination(CheckedCursorPagination):
 
 @extend_schema_view(
     list=extend_schema(
-        summary="List sessions", responses={200: SessionSummarySerializer(many=True), **ERROR_RESPONSES}
+        summary="List sessions", responses={200: SessionSummarySerializer(many=True), **error_responses(*READ_ERRORS)}
     ),
     retrieve=extend_schema(
         summary="One session with steps, invocations and evidence",
         parameters=[PROJECT_PARAMETER],
-        responses={200: SessionDetailSerializer, **ERROR_RESPONSES},
+        responses={200: SessionDetailSerializer, **error_responses(*READ_ERRORS)},
     ),
 )
 class SessionViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
@@ -65,11 +65,11 @@ class SessionViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     @extend_schema(
         summary="Create or replace a session (idempotent upsert on sessionId)",
         request=SessionIngestSerializer,
+        parameters=[CONTENT_ENCODING_PARAMETER],
         responses={
             201: OpenApiResponse(SessionSummarySerializer, description="Created"),
             200: OpenApiResponse(SessionSummarySerializer, description="Replaced"),
-            413: OpenApiResponse(description="Body over SELFEVAL_MAX_BODY_BYTES"),
-            **ERROR_RESPONSES,
+            **error_responses(*WRITE_ERRORS),
         },
     )
     def create(self, request: Request) -> Response:

@@ -10,7 +10,7 @@ from diagnosis.models import (
     SessionStatus,
     VerifierVerdict,
 )
-from selfeval_site.api.filters import UTCIsoDateTimeFilter
+from selfeval_site.api.filters import BlankAsNullChoiceFilter, UTCIsoDateTimeFilter
 
 
 class SessionFilter(django_filters.FilterSet):
@@ -18,13 +18,12 @@ class SessionFilter(django_filters.FilterSet):
 
     mode = django_filters.ChoiceFilter(choices=SessionMode.choices)
     status = django_filters.ChoiceFilter(choices=SessionStatus.choices)
-    feedback = django_filters.ChoiceFilter(choices=[*Feedback.choices, ("none", "none")], method="filter_feedback")
-    verifierVerdict = django_filters.ChoiceFilter(field_name="verifier_verdict", choices=VerifierVerdict.choices)
-    aiopsVerdict = django_filters.ChoiceFilter(field_name="aiops_verdict", choices=AiOpsVerdict.choices)
+    # null selects the unset value, as the answers show it (no feedback, not judged, not evaluated).
+    feedback = BlankAsNullChoiceFilter(choices=Feedback.choices)
+    verifierVerdict = BlankAsNullChoiceFilter(field_name="verifier_verdict", choices=VerifierVerdict.choices)
+    aiopsVerdict = BlankAsNullChoiceFilter(field_name="aiops_verdict", choices=AiOpsVerdict.choices)
     evaluationState = django_filters.ChoiceFilter(field_name="evaluation_state", choices=EvaluationState.choices)
-    failureAttribution = django_filters.ChoiceFilter(
-        field_name="failure_attribution", choices=FailureAttribution.choices
-    )
+    failureAttribution = BlankAsNullChoiceFilter(field_name="failure_attribution", choices=FailureAttribution.choices)
     evidenceScoreMin = django_filters.NumberFilter(
         field_name="evidence_score", lookup_expr="gte", min_value=0, max_value=100
     )
@@ -38,6 +37,3 @@ class SessionFilter(django_filters.FilterSet):
     class Meta:
         model = DiagnosisSession
         fields: list[str] = []
-
-    def filter_feedback(self, queryset, name, value):
-        return queryset.filter(feedback="" if value == "none" else value)

@@ -3,20 +3,32 @@
 from typing import Any
 
 from django.conf import settings
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from diagnosis.constants import NO_EVIDENCE_REF
 from diagnosis.evaluation_layers import LegacyJSONError, self_evaluation_from_agent
 from diagnosis.models import (
+    AiOpsVerdict,
     DiagnosisSession,
     DiagnosisStep,
+    EvaluationState,
+    FailureAttribution,
+    Feedback,
     InvocationStatus,
     MatchLevel,
     SessionMode,
     SessionStatus,
     ToolInvocation,
+    VerifierVerdict,
 )
-from selfeval_site.api.fields import BoundedListField, ColumnIntegerField, StrictCharField, StrictRegexField
+from selfeval_site.api.fields import (
+    BlankAsNullChoiceField,
+    BoundedListField,
+    ColumnIntegerField,
+    StrictCharField,
+    StrictRegexField,
+)
 
 MAX_STEPS = 500
 MAX_INVOCATIONS = 1000
@@ -210,14 +222,26 @@ class SessionSummarySerializer(serializers.ModelSerializer):
 
     sessionId = serializers.CharField(source="session_id")
     project = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    mode = serializers.ChoiceField(choices=SessionMode.choices, read_only=True)
+    language = serializers.ChoiceField(choices=["zh", "en"], read_only=True)
+    status = serializers.ChoiceField(choices=SessionStatus.choices, read_only=True)
+    feedback = BlankAsNullChoiceField(choices=Feedback.choices, help_text="null: no feedback yet")
     createdAt = serializers.DateTimeField(source="created_at")
-    finishedAt = serializers.DateTimeField(source="finished_at")
+    finishedAt = serializers.DateTimeField(source="finished_at", allow_null=True)
     evidenceScore = serializers.IntegerField(source="evidence_score", allow_null=True)
-    verifierVerdict = serializers.CharField(source="verifier_verdict")
+    verifierVerdict = BlankAsNullChoiceField(
+        source="verifier_verdict", choices=VerifierVerdict.choices, help_text="null: not judged by the verifier"
+    )
     groundednessScore = serializers.FloatField(source="groundedness_score", allow_null=True)
-    aiopsVerdict = serializers.CharField(source="aiops_verdict")
-    failureAttribution = serializers.CharField(source="failure_attribution")
-    evaluationState = serializers.CharField(source="evaluation_state")
+    aiopsVerdict = BlankAsNullChoiceField(
+        source="aiops_verdict", choices=AiOpsVerdict.choices, help_text="null: no AIOps rule evaluation"
+    )
+    failureAttribution = BlankAsNullChoiceField(
+        source="failure_attribution", choices=FailureAttribution.choices, help_text="null: not evaluated yet"
+    )
+    evaluationState = serializers.ChoiceField(
+        source="evaluation_state", choices=EvaluationState.choices, read_only=True
+    )
 
     class Meta:
         model = DiagnosisSession
@@ -244,7 +268,7 @@ class SessionSummarySerializer(serializers.ModelSerializer):
 class StepSerializer(serializers.Serializer):
     index = serializers.IntegerField()
     name = serializers.CharField()
-    status = serializers.CharField()
+    status = serializers.ChoiceField(choices=SessionStatus.choices)
     detail = serializers.DictField()
 
 
@@ -255,17 +279,23 @@ class EvidenceRefSerializer(serializers.Serializer):
     contentSha256 = serializers.CharField(source="content_sha256")
 
 
+class RetrievalDetailsOutputSerializer(serializers.Serializer):
+    matchLevel = serializers.ChoiceField(choices=MatchLevel.choices)
+    evidenceRefs = EvidenceRefSerializer(many=True)
+
+
 class ToolInvocationSerializer(serializers.Serializer):
     invocationId = serializers.CharField(source="invocation_id")
     stepIndex = serializers.IntegerField(source="step_index", allow_null=True)
     toolName = serializers.CharField(source="tool_name")
-    status = serializers.CharField()
+    status = serializers.ChoiceField(choices=InvocationStatus.choices)
     arguments = serializers.DictField()
     output = serializers.JSONField()
     error = serializers.CharField(allow_null=True)
     latencyMs = serializers.IntegerField(source="latency_ms", allow_null=True)
     retrievalDetails = serializers.SerializerMethodField()
 
+    @extend_schema_field(RetrievalDetailsOutputSerializer(allow_null=True))
     def get_retrievalDetails(self, invocation: Any) -> dict[str, Any] | None:
         if not invocation.match_level:
             return None

@@ -19,7 +19,7 @@ from evolution.services.verification import evolution_verify
 from selfeval_site.api.authentication import request_api_key
 from selfeval_site.api.errors import ApplicationError
 from selfeval_site.api.permissions import IsProjectClientOrStaff
-from selfeval_site.api.schema import ERROR_RESPONSES
+from selfeval_site.api.schema import ALWAYS_ERRORS, CONTENT_ENCODING_PARAMETER, WRITE_ERRORS, error_responses
 
 CHANGE_THRESHOLDS_PERMISSION = "evolution.change_verificationthresholds"
 
@@ -53,7 +53,8 @@ class EvolutionVerifyView(APIView):
     @extend_schema(
         summary="Verify that a new answer version really beats the old one",
         request=VerifyRequestSerializer,
-        responses={200: VerificationResultSerializer, **ERROR_RESPONSES},
+        parameters=[CONTENT_ENCODING_PARAMETER],
+        responses={200: VerificationResultSerializer, **error_responses(*WRITE_ERRORS)},
     )
     def post(self, request: Request) -> Response:
         serializer = VerifyRequestSerializer(data=request.data)
@@ -79,7 +80,8 @@ class EvolutionThresholdsView(APIView):
     permission_classes = [IsProjectClientOrStaff, CanChangeThresholds]
 
     @extend_schema(
-        summary="The verification thresholds in force", responses={200: ThresholdsSerializer, **ERROR_RESPONSES}
+        summary="The verification thresholds in force",
+        responses={200: ThresholdsSerializer, **error_responses(*ALWAYS_ERRORS)},
     )
     def get(self, request: Request) -> Response:
         return Response(ThresholdsSerializer(thresholds_current()).data)
@@ -87,7 +89,8 @@ class EvolutionThresholdsView(APIView):
     @extend_schema(
         summary="Change some or all thresholds (staff with the change permission)",
         request=ThresholdsUpdateSerializer,
-        responses={200: OpenApiResponse(ThresholdsSerializer), **ERROR_RESPONSES},
+        parameters=[CONTENT_ENCODING_PARAMETER],
+        responses={200: OpenApiResponse(ThresholdsSerializer), **error_responses(*WRITE_ERRORS)},
     )
     def put(self, request: Request) -> Response:
         serializer = ThresholdsUpdateSerializer(data=request.data)

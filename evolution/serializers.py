@@ -91,8 +91,12 @@ class ThresholdsUpdateSerializer(serializers.Serializer):
 
 class ThresholdsSerializer(serializers.ModelSerializer):
     thresholds = serializers.SerializerMethodField()
-    updatedAt = serializers.DateTimeField(source="updated_at")
-    updatedBy = serializers.SlugRelatedField(source="updated_by", slug_field="username", read_only=True)
+    updatedAt = serializers.DateTimeField(
+        source="updated_at", allow_null=True, help_text="null: the guide's defaults, never changed"
+    )
+    updatedBy = serializers.SlugRelatedField(
+        source="updated_by", slug_field="username", read_only=True, allow_null=True
+    )
 
     class Meta:
         model = VerificationThresholds

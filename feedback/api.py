@@ -24,7 +24,13 @@ from selfeval_site.api.authentication import ProjectAPIKeyAuthentication, access
 from selfeval_site.api.errors import api_exception_handler
 from selfeval_site.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotency_key
 from selfeval_site.api.permissions import IsProjectClient
-from selfeval_site.api.schema import ERROR_RESPONSES
+from selfeval_site.api.schema import (
+    CONTENT_ENCODING_PARAMETER,
+    ERROR_DESCRIPTIONS,
+    ERROR_ENVELOPE,
+    WRITE_ERRORS,
+    error_responses,
+)
 
 
 def feedback_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
@@ -43,15 +49,17 @@ def feedback_exception_handler(exc: Exception, context: dict[str, Any]) -> Respo
 
 
 def _feedback_errors(*statuses: int) -> dict[int, OpenApiResponse]:
+    """The seed's envelope for every refusal; an unexpected 500 keeps the project's error envelope."""
     descriptions = {
+        **ERROR_DESCRIPTIONS,
         400: "Invalid feedback value, malformed JSON or wrong field types",
         401: "Missing or invalid credentials; expired or tampered feedback token",
         403: "Not staff, or a feedback token bound to another session",
         404: "Unknown session, or another project's",
-        422: "This Idempotency-Key was already used with another request body",
-        429: "Feedback rate limit of this client exceeded",
+        429: "Feedback rate limit of this client exceeded; retry after Retry-After seconds",
     }
-    return {code: OpenApiResponse(FeedbackErrorSerializer, description=descriptions[code]) for code in statuses}
+    answers = {code: OpenApiResponse(FeedbackErrorSerializer, description=descriptions[code]) for code in statuses}
+    return {**answers, **error_responses(500, envelope=ERROR_ENVELOPE)}
 
 
 class FeedbackView(APIView):
@@ -73,9 +81,9 @@ class FeedbackView(APIView):
             "Send an `Idempotency-Key` header to make a retry safe: a retried vote is stored once and answered "
             "as the first time."
         ),
-        parameters=[IDEMPOTENCY_KEY_PARAMETER],
+        parameters=[IDEMPOTENCY_KEY_PARAMETER, CONTENT_ENCODING_PARAMETER],
         request=FeedbackInputSerializer,
-        responses={200: FeedbackResponseSerializer, **_feedback_errors(400, 401, 403, 404, 422, 429)},
+        responses={200: FeedbackResponseSerializer, **_feedback_errors(400, 401, 403, 404, 413, 415, 422, 429, 503)},
         examples=[
             OpenApiExample("useful", value={"sessionId": "s-20261129-0001", "feedback": "useful"}, request_only=True),
             OpenApiExample(
@@ -121,7 +129,8 @@ class FeedbackTokenView(APIView):
             "POST /api/feedback, without ever seeing the API key. Project API keys only."
         ),
         request=FeedbackTokenInputSerializer,
-        responses={200: FeedbackTokenSerializer, **ERROR_RESPONSES},
+        parameters=[CONTENT_ENCODING_PARAMETER],
+        responses={200: FeedbackTokenSerializer, **error_responses(*WRITE_ERRORS, 404)},
     )
     def post(self, request: Request, session_id: str) -> Response:
         serializer = FeedbackTokenInputSerializer(data=request.data)

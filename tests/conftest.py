@@ -4,9 +4,10 @@ import pytest
 import time_machine
 from django.core.cache import cache
 from django.db import connection
+from django.test.client import Client
 from rest_framework.test import APIClient
 
-from tests import clock
+from tests import clock, contract
 from tests.factories import ProjectFactory, UserFactory, make_api_key
 
 
@@ -41,6 +42,31 @@ def _empty_cache():
     """Every test starts with an empty cache: with the clock pinned, every test would otherwise
     count its rate limits (and failed authentications) in the same window as the tests before."""
     cache.clear()
+    yield
+
+
+@pytest.fixture(autouse=True)
+def _responses_keep_the_schema(monkeypatch):
+    """Every API response a test client receives is checked against the generated OpenAPI schema
+    (tests/contract.py): an undocumented status or a body the schema refuses fails the test."""
+    send = Client.request
+
+    def request(self, **environ):
+        response = send(self, **environ)
+        path = environ.get("PATH_INFO", "")
+        if (path.startswith("/api/") or path.startswith("/v1/")) and not response.streaming:
+            mismatch = contract.response_mismatch(
+                environ["REQUEST_METHOD"],
+                path,
+                response.status_code,
+                response.get("Content-Type", ""),
+                response.content,
+            )
+            if mismatch:
+                raise AssertionError(f"response does not keep the OpenAPI schema: {mismatch}")
+        return response
+
+    monkeypatch.setattr(Client, "request", request)
     yield
 
 

@@ -50,3 +50,16 @@ class BoundedListField(serializers.ListField):
         if self.max_length is not None and isinstance(data, list) and len(data) > self.max_length:
             self.fail("max_length", max_length=self.max_length)
         return super().to_internal_value(data)
+
+
+class BlankAsNullChoiceField(serializers.ChoiceField):
+    """An output enum whose unset value is null: the column stores "" (no feedback, not evaluated
+    yet), the API says null, the same in every answer and in the schema (the enum or null)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_null", True)
+        kwargs.setdefault("read_only", True)
+        super().__init__(**kwargs)
+
+    def to_representation(self, value: Any) -> Any:
+        return value or None

@@ -25,3 +25,18 @@ class UTCIsoDateTimeField(IsoDateTimeField):
 
 class UTCIsoDateTimeFilter(django_filters.IsoDateTimeFilter):
     field_class = UTCIsoDateTimeField
+
+
+class BlankAsNullChoiceFilter(django_filters.ChoiceFilter):
+    """A filter on a column whose unset value is "": the API calls that value null (as every answer
+    does), so `?feedback=null` selects the sessions without feedback."""
+
+    NULL = "null"
+
+    def __init__(self, *, choices, **kwargs):
+        super().__init__(choices=[*choices, (self.NULL, "null")], **kwargs)
+
+    def filter(self, queryset, value):
+        if value == self.NULL:
+            return self.get_method(queryset)(**{self.field_name: ""})
+        return super().filter(queryset, value)

@@ -1,4 +1,4 @@
-"""The JSON parser of every API body: what no database column can store is refused here, once.
+"""The JSON parsers of every API body: what no database column can store is refused here, once.
 
 PostgreSQL refuses NUL (`\\u0000`) in text and JSON, and no database driver can encode a lone
 surrogate (`\\ud800`); `1e400` parses as infinity, which JSON cannot hold; and a body nested
@@ -15,11 +15,14 @@ such an escape or an overflowing number; the depth walk visits containers only, 
 import json
 import math
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from rest_framework import parsers
 from rest_framework.exceptions import ParseError, ValidationError
+
+from .bodies import body_read
 
 _SUSPECT_ESCAPE = re.compile(r"\\u(?:0000|d[89a-f][0-9a-f]{2})", re.IGNORECASE)
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -105,13 +108,64 @@ def _first_problem(data: Any, max_depth: int) -> tuple[str, str] | None:
     return None
 
 
+def request_text(stream, parser_context: dict[str, Any] | None) -> str:
+    """The request's body as text: read (and inflated when `Content-Encoding` says gzip or
+    deflate) by the one bounded reader, at most SELFEVAL_MAX_BODY_BYTES once inflated."""
+    context = parser_context or {}
+    meta = context["request"].META
+    body = body_read(
+        stream=stream,
+        content_length=meta.get("CONTENT_LENGTH"),
+        transfer_encoding=meta.get("HTTP_TRANSFER_ENCODING", ""),
+        content_encoding=meta.get("HTTP_CONTENT_ENCODING", ""),
+        max_bytes=settings.SELFEVAL_MAX_BODY_BYTES,
+        limit_name="SELFEVAL_MAX_BODY_BYTES",
+    )
+    try:
+        return body.decode(parsers.get_encoding(context))
+    except UnicodeDecodeError as exc:
+        raise ParseError(f"JSON parse error - {exc}") from None
+
+
 class CheckedJSONParser(parsers.JSONParser):
     """DRF's JSON parser with `json_loads_checked` (depth bound: SELFEVAL_MAX_JSON_DEPTH)."""
 
     def parse(self, stream, media_type=None, parser_context=None) -> Any:
-        encoding = parsers.get_encoding(parser_context or {})
+        text = request_text(stream, parser_context)
         try:
-            text = stream.read().decode(encoding)
             return json_loads_checked(text, max_depth=settings.SELFEVAL_MAX_JSON_DEPTH)
-        except ValueError as exc:  # also UnicodeDecodeError and json.JSONDecodeError
+        except ValueError as exc:  # json.JSONDecodeError
             raise ParseError(f"JSON parse error - {exc}") from None
+
+
+@dataclass(frozen=True)
+class UnreadableLine:
+    """An NDJSON line that is not JSON, or holds a value no column can store: the item's error."""
+
+    line: int
+    fields: dict[str, list[str]]
+
+
+class NDJSONParser(parsers.BaseParser):
+    """Newline-delimited JSON (`application/x-ndjson`): one JSON value per line, blank lines skipped.
+
+    Each line is parsed on its own, as the JSON parser would parse a whole body; a line that fails
+    becomes an `UnreadableLine` in its place, so a batch answers for it and still takes the others.
+    """
+
+    media_type = "application/x-ndjson"
+
+    def parse(self, stream, media_type=None, parser_context=None) -> list[Any]:
+        items: list[Any] = []
+        for number, line in enumerate(request_text(stream, parser_context).split("\n"), start=1):
+            if not line.strip():
+                continue
+            try:
+                items.append(json_loads_checked(line, max_depth=settings.SELFEVAL_MAX_JSON_DEPTH))
+            except ValidationError as exc:
+                items.append(
+                    UnreadableLine(number, {key: [str(m) for m in value] for key, value in exc.detail.items()})
+                )
+            except ValueError as exc:
+                items.append(UnreadableLine(number, {"non_field_errors": [f"Line {number}: JSON parse error - {exc}"]}))
+        return items

@@ -1,7 +1,9 @@
-"""Shared OpenAPI pieces: the error envelope every endpoint may answer with."""
+"""Shared OpenAPI pieces: the error envelope, the error statuses each kind of operation really
+answers, and the `Content-Encoding` every write endpoint accepts."""
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
-from drf_spectacular.utils import OpenApiResponse, inline_serializer
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, inline_serializer
 from rest_framework import serializers
 
 ERROR_ENVELOPE = inline_serializer(
@@ -20,13 +22,36 @@ ERROR_ENVELOPE = inline_serializer(
     },
 )
 
-ERROR_RESPONSES = {
-    400: OpenApiResponse(ERROR_ENVELOPE, description="Invalid input; `fields` names each invalid field"),
-    401: OpenApiResponse(ERROR_ENVELOPE, description="Missing, invalid or revoked credentials"),
-    403: OpenApiResponse(ERROR_ENVELOPE, description="Authenticated but not allowed"),
-    404: OpenApiResponse(ERROR_ENVELOPE, description="Unknown, or not in the caller's project"),
-    429: OpenApiResponse(ERROR_ENVELOPE, description="Rate limit of this client exceeded"),
+ERROR_DESCRIPTIONS = {
+    400: "Invalid input; `fields` names each invalid field (also a NUL in the URL, a body that does not inflate)",
+    401: "Missing, invalid, expired or revoked credentials",
+    403: "Authenticated but not allowed (not staff, or a project key where a staff user is needed)",
+    404: "Unknown, or not in the caller's project (also an invalid pagination cursor)",
+    413: "Body over SELFEVAL_MAX_BODY_BYTES, declared or once inflated",
+    415: "Content-Type other than the ones documented, or a Content-Encoding other than gzip or deflate",
+    422: "This Idempotency-Key was already used with another request body",
+    429: "Rate limit of this client exceeded; retry after Retry-After seconds",
+    500: "Unexpected server error (a bug, logged)",
+    503: "Database unavailable; retry after Retry-After seconds",
 }
+# Every operation may answer these: credentials, rate limits, the database, a bug, a NUL in the URL.
+ALWAYS_ERRORS = (400, 401, 403, 429, 500, 503)
+READ_ERRORS = (*ALWAYS_ERRORS, 404)
+WRITE_ERRORS = (*ALWAYS_ERRORS, 413, 415)
+
+
+def error_responses(*statuses: int, envelope=ERROR_ENVELOPE) -> dict[int, OpenApiResponse]:
+    """The documented error answers of an operation, each with the envelope as its body."""
+    return {code: OpenApiResponse(envelope, description=ERROR_DESCRIPTIONS[code]) for code in sorted(set(statuses))}
+
+
+CONTENT_ENCODING_PARAMETER = OpenApiParameter(
+    "Content-Encoding",
+    OpenApiTypes.STR,
+    location=OpenApiParameter.HEADER,
+    enum=["gzip", "deflate", "identity"],
+    description="A compressed body; SELFEVAL_MAX_BODY_BYTES applies to it once inflated.",
+)
 
 
 class ProjectAPIKeyScheme(OpenApiAuthenticationExtension):

@@ -18,6 +18,7 @@ from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from selfeval_site.api.authentication import ProjectAPIKeyAuthentication
+from selfeval_site.api.bodies import ACCEPTED_CONTENT_ENCODINGS, UnsupportedContentEncoding, body_read
 from selfeval_site.api.permissions import IsProjectClient
 from selfeval_site.otlp import codec
 from selfeval_site.otlp.config import ReceiverConfig
@@ -68,6 +69,7 @@ class OtlpTracesView(APIView):
             ),
             **_answers(400, "The body is not an ExportTraceServiceRequest (or does not inflate)"),
             **_answers(401, "Missing, invalid or revoked API key"),
+            **_answers(403, "Not a project API key"),
             **_answers(411, "Chunked body without Content-Length"),
             **_answers(413, "Body, once inflated, over SELFEVAL_OTLP_MAX_BODY_BYTES"),
             **_answers(415, "Content-Type other than protobuf or JSON, or an unsupported Content-Encoding"),
@@ -92,12 +94,13 @@ class OtlpTracesView(APIView):
     def post(self, request: Request) -> HttpResponse:
         encoding = codec.request_encoding(request.content_type)
         config = ReceiverConfig.from_settings()
-        body = codec.request_body_read(
+        body = body_read(
             stream=request.stream,
             content_length=request.META.get("CONTENT_LENGTH"),
             transfer_encoding=request.META.get("HTTP_TRANSFER_ENCODING", ""),
             content_encoding=request.META.get("HTTP_CONTENT_ENCODING", ""),
             max_bytes=config.max_body_bytes,
+            limit_name="SELFEVAL_OTLP_MAX_BODY_BYTES",
         )
         message = codec.request_decode(body, encoding)
         result = otlp_spans_receive(project=request.auth.project, message=message, config=config)
@@ -122,8 +125,8 @@ def otlp_exception_handler(exc: Exception, context: dict[str, Any]) -> HttpRespo
             headers["WWW-Authenticate"] = exc.auth_header
         if getattr(exc, "wait", None) is not None:
             headers["Retry-After"] = str(math.ceil(exc.wait))
-        if isinstance(exc, codec.UnsupportedContentEncoding):
-            headers["Accept-Encoding"] = codec.ACCEPTED_CONTENT_ENCODINGS
+        if isinstance(exc, UnsupportedContentEncoding):
+            headers["Accept-Encoding"] = ACCEPTED_CONTENT_ENCODINGS
     else:
         return None  # a bug: Django's 500, logged
     response = HttpResponse(

@@ -2,23 +2,22 @@
 
 Both encodings of the OTLP specification: binary protobuf (`application/x-protobuf`) and OTLP's
 JSON mapping (`application/json`: proto3 JSON, except that trace and span ids are hex strings).
-A body may be gzip- or deflate-compressed (`Content-Encoding`); the size limit applies to the
-inflated body, which is inflated in bounded steps, so a small compressed bomb never fills memory.
+A body may be gzip- or deflate-compressed (`Content-Encoding`): it is read and inflated, bounded,
+by the API's one body reader (`selfeval_site/api/bodies.py`).
 Every answer, errors included, is encoded as the request was (a google.rpc.Status for errors).
 """
 
 import base64
 import json
-import zlib
 from enum import StrEnum
-from typing import IO, Any
+from typing import Any
 
 from django.utils.http import parse_header_parameters
 from google.protobuf import json_format
 from google.protobuf.message import DecodeError, Message
 from google.rpc import code_pb2, status_pb2
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-from rest_framework import exceptions, status
+from rest_framework import exceptions
 
 
 class Encoding(StrEnum):
@@ -31,24 +30,6 @@ _MEDIA_TYPES = {
     "application/protobuf": Encoding.PROTOBUF,
     "application/json": Encoding.JSON,
 }
-# zlib window bits: gzip framing, and zlib framing (what HTTP calls "deflate", RFC 9110).
-_INFLATE_WBITS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
-ACCEPTED_CONTENT_ENCODINGS = "gzip, deflate"
-
-
-class PayloadTooLarge(exceptions.APIException):
-    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
-    default_code = "payload_too_large"
-
-
-class LengthRequired(exceptions.APIException):
-    status_code = status.HTTP_411_LENGTH_REQUIRED
-    default_detail = "A Content-Length header is required (chunked request bodies are not read)."
-    default_code = "length_required"
-
-
-class UnsupportedContentEncoding(exceptions.UnsupportedMediaType):
-    """415 with the codings we do accept, as RFC 9110 asks (`Accept-Encoding` on the answer)."""
 
 
 def encoding_of(content_type: str) -> Encoding | None:
@@ -64,60 +45,6 @@ def request_encoding(content_type: str) -> Encoding:
             detail=f"Unsupported Content-Type {content_type or '(none)'!r}: send application/x-protobuf or application/json.",
         )
     return encoding
-
-
-def request_body_read(
-    *,
-    stream: IO[bytes] | None,
-    content_length: str | None,
-    transfer_encoding: str,
-    content_encoding: str,
-    max_bytes: int,
-) -> bytes:
-    """The request body, inflated, at most `max_bytes` long (else 413); 400 when it does not inflate."""
-    coding = content_encoding.strip().lower()
-    if coding not in ("", "identity") and coding not in _INFLATE_WBITS:
-        raise UnsupportedContentEncoding(
-            coding, detail=f"Unsupported Content-Encoding {coding!r}: send gzip, deflate or an uncompressed body."
-        )
-    if not content_length:
-        if transfer_encoding:
-            raise LengthRequired()
-        return b""
-    try:
-        length = int(content_length)
-    except ValueError:
-        raise exceptions.ParseError("Content-Length is not a number.") from None
-    if length > max_bytes:
-        raise _too_large(f"Request body of {length} bytes", max_bytes)
-    raw = stream.read(length) if stream is not None and length > 0 else b""
-    if coding in ("", "identity"):
-        return raw
-    return _inflate(raw, _INFLATE_WBITS[coding], max_bytes)
-
-
-def _inflate(raw: bytes, wbits: int, max_bytes: int) -> bytes:
-    inflated = bytearray()
-    pending = raw
-    while pending:  # gzip allows several members one after the other
-        decompressor = zlib.decompressobj(wbits)
-        try:
-            while pending and not decompressor.eof:
-                # max_length bounds each step's output: a bomb stops one byte past the limit.
-                inflated += decompressor.decompress(pending, max_bytes + 1 - len(inflated))
-                if len(inflated) > max_bytes:
-                    raise _too_large("Inflated request body", max_bytes)
-                pending = decompressor.unconsumed_tail
-        except zlib.error as error:
-            raise exceptions.ParseError(f"The compressed body does not inflate: {error}") from None
-        if not decompressor.eof:
-            raise exceptions.ParseError("The compressed body is truncated.")
-        pending = decompressor.unused_data
-    return bytes(inflated)
-
-
-def _too_large(what: str, max_bytes: int) -> PayloadTooLarge:
-    return PayloadTooLarge(f"{what} exceeds the limit of {max_bytes} bytes (SELFEVAL_OTLP_MAX_BODY_BYTES).")
 
 
 def request_decode(body: bytes, encoding: Encoding) -> ExportTraceServiceRequest:

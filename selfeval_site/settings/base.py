@@ -95,7 +95,6 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "selfeval_site.api.middleware.RequestBodyLimitMiddleware",
     "selfeval_site.api.middleware.NulInURLMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -256,14 +255,34 @@ SPECTACULAR_SETTINGS = {
     # Swagger UI is served from the sidecar package's static files, never from a CDN.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    # One named enum per set of values, whatever the field is called where it appears.
     "ENUM_NAME_OVERRIDES": {
         "SessionStatusEnum": "diagnosis.models.SessionStatus",
         "InvocationStatusEnum": "diagnosis.models.InvocationStatus",
+        "SessionModeEnum": "diagnosis.models.SessionMode",
+        "MatchLevelEnum": "diagnosis.models.MatchLevel",
+        "FeedbackEnum": "diagnosis.models.Feedback",
+        "VerifierVerdictEnum": "diagnosis.models.VerifierVerdict",
+        "AiOpsVerdictEnum": "diagnosis.models.AiOpsVerdict",
+        "ClaimVerdictEnum": "diagnosis.models.ClaimVerdict",
+        "EvaluationStateEnum": "diagnosis.models.EvaluationState",
+        "FailureAttributionEnum": "diagnosis.models.FailureAttribution",
+        "CaseStatusEnum": "cases.models.CaseStatus",
+        "CaseSourceTypeEnum": "cases.models.CaseSourceType",
+        "FaultCategoryEnum": "cases.models.FaultCategory",
+        "BadCaseStatusEnum": "cases.models.BadCaseStatus",
+        "BadCaseCategoryEnum": "cases.models.BadCaseCategory",
+        "BadCaseSourceEnum": "cases.models.BadCaseSource",
+        "FeedbackClientEnum": "feedback.models.FeedbackClient",
+        "LanguageEnum": ["zh", "en"],
     },
 }
 
-# Bodies larger than this get 413 before any parsing.
+# API bodies larger than this, once inflated (Content-Encoding gzip / deflate), get 413; a declared
+# Content-Length over it is refused before a byte is read (selfeval_site/api/bodies.py).
 SELFEVAL_MAX_BODY_BYTES = env_int("SELFEVAL_MAX_BODY_BYTES", 5 * 1024 * 1024)
+# Sessions one POST /api/sessions/batch may carry (a JSON array or NDJSON lines); more is a 400.
+SELFEVAL_BATCH_MAX_ITEMS = env_int("SELFEVAL_BATCH_MAX_ITEMS", 100)
 DATA_UPLOAD_MAX_MEMORY_SIZE = SELFEVAL_MAX_BODY_BYTES
 # API bodies nested deeper than this (objects and arrays) get 400 (selfeval_site/api/parsers.py).
 SELFEVAL_MAX_JSON_DEPTH = env_int("SELFEVAL_MAX_JSON_DEPTH", 64)

@@ -236,7 +236,7 @@ def test_list_filters(api):
 
     assert ids("?mode=aiops") == {"aiops-ok"}
     assert ids("?status=FAILED") == {"chat-failed"}
-    assert ids("?feedback=none") == {"chat-ok", "aiops-ok", "chat-failed"}
+    assert ids("?feedback=null") == {"chat-ok", "aiops-ok", "chat-failed"}
     # chat payloads start 4 h before now, AIOps payloads 3 h before.
     assert ids(f"?createdAfter={clock.iso(clock.ago(hours=3, minutes=30))}") == {"aiops-ok"}
     assert api.get(URL + "?mode=batch").status_code == 400

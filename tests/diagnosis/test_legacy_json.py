@@ -37,7 +37,7 @@ def test_a_layered_verdict_from_the_agent_is_legacy_and_fills_no_column(api, pro
     response = post_json(api, "/api/sessions", _reject_payload())
 
     assert response.status_code == 201, response.content
-    assert response.json()["verifierVerdict"] == ""
+    assert response.json()["verifierVerdict"] is None
     session = DiagnosisSession.objects.get()
     assert session.self_evaluation[Layer.VERIFIER]["source"] == "legacy"
     assert (session.verifier_verdict, session.groundedness_score) == ("", None)

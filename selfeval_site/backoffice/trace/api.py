@@ -8,7 +8,7 @@ from rest_framework.views import APIView
 
 from diagnosis.serializers import EvidenceRefSerializer
 from selfeval_site.api.authentication import access_from_request
-from selfeval_site.api.schema import ERROR_RESPONSES
+from selfeval_site.api.schema import READ_ERRORS, error_responses
 from selfeval_site.backoffice.trace.invocations import TraceOutputSerializer, TraceQuerySerializer
 from selfeval_site.backoffice.trace.selectors import trace_get, trace_invocation_get, trace_ref_get
 from selfeval_site.backoffice.trace.serializers import TraceSerializer
@@ -33,7 +33,7 @@ class TraceView(APIView):
             "(`outputUrl`, `contentUrl`) to the whole. A fixed number of SQL queries, whatever the session's size."
         ),
         parameters=[PROJECT_PARAMETER, TraceQuerySerializer],
-        responses={200: TraceSerializer, **ERROR_RESPONSES},
+        responses={200: TraceSerializer, **error_responses(*READ_ERRORS)},
     )
     def get(self, request: Request, session_id: str) -> Response:
         params = TraceQuerySerializer(data=request.query_params)
@@ -55,7 +55,7 @@ class TraceInvocationOutputView(APIView):
     @extend_schema(
         summary="The whole output of one tool invocation of a trace (by its position)",
         parameters=[PROJECT_PARAMETER],
-        responses={200: TraceOutputSerializer, **ERROR_RESPONSES},
+        responses={200: TraceOutputSerializer, **error_responses(*READ_ERRORS)},
     )
     def get(self, request: Request, session_id: str, position: str) -> Response:
         invocation = trace_invocation_get(
@@ -73,7 +73,7 @@ class TraceRefView(APIView):
     @extend_schema(
         summary="The whole content of one evidence ref of a trace (by the positions of its invocation and itself)",
         parameters=[PROJECT_PARAMETER],
-        responses={200: EvidenceRefSerializer, **ERROR_RESPONSES},
+        responses={200: EvidenceRefSerializer, **error_responses(*READ_ERRORS)},
     )
     def get(self, request: Request, session_id: str, position: str, ref_position: str) -> Response:
         ref = trace_ref_get(

@@ -13,6 +13,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.utils.urls import replace_query_param
 
+from cases.models import BadCaseCategory, BadCaseSource, BadCaseStatus, CaseSourceType, CaseStatus, FaultCategory
 from diagnosis.constants import Layer
 from diagnosis.evaluation_layers import (
     FactCheck,
@@ -23,14 +24,25 @@ from diagnosis.evaluation_layers import (
     layer_json,
     self_evaluation_read,
 )
-from diagnosis.models import ClaimCheck
+from diagnosis.models import (
+    AiOpsVerdict,
+    ClaimCheck,
+    ClaimVerdict,
+    EvaluationState,
+    Feedback,
+    SessionMode,
+    SessionStatus,
+    VerifierVerdict,
+)
 from diagnosis.serializers import SessionContentSerializer, StepSerializer
+from feedback.models import FeedbackClient
+from selfeval_site.api.fields import BlankAsNullChoiceField
 from selfeval_site.backoffice.trace.invocations import TraceInvocationSerializer, TracePageSerializer
 from selfeval_site.backoffice.trace.selectors import Trace
 
 
 class TraceSessionSerializer(SessionContentSerializer):
-    evaluatedAt = serializers.DateTimeField(source="evaluated_at")
+    evaluatedAt = serializers.DateTimeField(source="evaluated_at", allow_null=True)
     evaluationError = serializers.CharField(source="evaluation_error")
 
     class Meta(SessionContentSerializer.Meta):
@@ -39,10 +51,10 @@ class TraceSessionSerializer(SessionContentSerializer):
 
 
 class FeedbackEventSerializer(serializers.Serializer):
-    value = serializers.CharField()
+    value = serializers.ChoiceField(choices=Feedback.choices)
     comment = serializers.CharField()
     reviewer = serializers.CharField()
-    client = serializers.CharField()
+    client = serializers.ChoiceField(choices=FeedbackClient.choices)
     endUserId = serializers.CharField(source="end_user_id")
     user = serializers.CharField(source="user.username", default=None, allow_null=True)
     createdAt = serializers.DateTimeField(source="created_at")
@@ -50,33 +62,33 @@ class FeedbackEventSerializer(serializers.Serializer):
 
 class TraceCaseSerializer(serializers.Serializer):
     caseId = serializers.UUIDField(source="pk")
-    status = serializers.CharField()
-    sourceType = serializers.CharField(source="source_type")
-    faultCategory = serializers.CharField(source="fault_category")
+    status = serializers.ChoiceField(choices=CaseStatus.choices)
+    sourceType = serializers.ChoiceField(source="source_type", choices=CaseSourceType.choices)
+    faultCategory = serializers.ChoiceField(source="fault_category", choices=FaultCategory.choices)
     title = serializers.CharField()
     errorCode = serializers.CharField(source="error_code")
     service = serializers.CharField()
-    reviewedAt = serializers.DateTimeField(source="reviewed_at")
+    reviewedAt = serializers.DateTimeField(source="reviewed_at", allow_null=True)
     createdAt = serializers.DateTimeField(source="created_at")
 
 
 class TraceBadCaseSerializer(serializers.Serializer):
     id = serializers.IntegerField()
-    status = serializers.CharField()
-    source = serializers.CharField()
-    category = serializers.CharField()
+    status = serializers.ChoiceField(choices=BadCaseStatus.choices)
+    source = serializers.ChoiceField(choices=BadCaseSource.choices)
+    category = BlankAsNullChoiceField(choices=BadCaseCategory.choices, help_text="null: not triaged yet")
     assignee = serializers.CharField(source="assignee.username", default=None, allow_null=True)
-    verifierVerdict = serializers.CharField(source="verifier_verdict")
+    verifierVerdict = BlankAsNullChoiceField(source="verifier_verdict", choices=VerifierVerdict.choices)
     feedbackCount = serializers.IntegerField(source="feedback_count")
     createdAt = serializers.DateTimeField(source="created_at")
-    closedAt = serializers.DateTimeField(source="closed_at")
+    closedAt = serializers.DateTimeField(source="closed_at", allow_null=True)
 
 
 class ClaimCheckSerializer(serializers.Serializer):
     claimId = serializers.CharField()
     text = serializers.CharField()
     critical = serializers.BooleanField()
-    verdict = serializers.CharField()
+    verdict = serializers.ChoiceField(choices=ClaimVerdict.choices)
     judge = serializers.CharField()
     rationale = serializers.CharField()
     service = serializers.CharField()
@@ -92,7 +104,7 @@ class RuleLayerSerializer(serializers.Serializer):
 
 class VerifierLayerSerializer(serializers.Serializer):
     source = serializers.CharField(allow_null=True, help_text='"legacy" when wrapped from the agent\'s legacy JSON')
-    verdict = serializers.CharField(allow_null=True)
+    verdict = serializers.ChoiceField(choices=VerifierVerdict.choices, allow_null=True)
     groundednessScore = serializers.FloatField(allow_null=True)
     criticalFactCount = serializers.IntegerField(allow_null=True)
     round = serializers.IntegerField(allow_null=True)
@@ -111,7 +123,7 @@ class VerifierLayerSerializer(serializers.Serializer):
 
 
 class AiOpsLayerSerializer(serializers.Serializer):
-    verdict = serializers.CharField(allow_null=True)
+    verdict = serializers.ChoiceField(choices=AiOpsVerdict.choices, allow_null=True)
     checks = serializers.ListField(child=serializers.DictField())
 
 
@@ -129,15 +141,15 @@ class LayersSerializer(serializers.Serializer):
 
 
 class ExecutionViewSerializer(serializers.Serializer):
-    status = serializers.CharField()
-    mode = serializers.CharField()
+    status = serializers.ChoiceField(choices=SessionStatus.choices)
+    mode = serializers.ChoiceField(choices=SessionMode.choices)
     createdAt = serializers.DateTimeField()
     finishedAt = serializers.DateTimeField(allow_null=True)
     durationMs = serializers.IntegerField(allow_null=True)
     stepCount = serializers.IntegerField()
     invocationCount = serializers.IntegerField()
     failedInvocationCount = serializers.IntegerField()
-    evaluationState = serializers.CharField()
+    evaluationState = serializers.ChoiceField(choices=EvaluationState.choices)
 
 
 class EvidenceViewSerializer(serializers.Serializer):
@@ -147,7 +159,7 @@ class EvidenceViewSerializer(serializers.Serializer):
 
 
 class UserViewSerializer(serializers.Serializer):
-    feedback = serializers.CharField(allow_null=True)
+    feedback = serializers.ChoiceField(choices=Feedback.choices, allow_null=True, help_text="null: no feedback yet")
     feedbackHistory = FeedbackEventSerializer(many=True)
     case = TraceCaseSerializer(allow_null=True)
     badCase = TraceBadCaseSerializer(allow_null=True)
@@ -196,6 +208,7 @@ class TraceSerializer(serializers.Serializer):
             "previous": replace_query_param(url, "invocationOffset", preceding) if page.offset > 0 else None,
         }
 
+    @extend_schema_field(BlankAsNullChoiceField(choices=Feedback.choices, help_text="null: no feedback yet"))
     def get_feedback(self, trace: Trace) -> str | None:
         return trace.session.feedback or None
 
