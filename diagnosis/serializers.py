@@ -2,7 +2,10 @@
 
 from typing import Any
 
+import msgspec
 from django.conf import settings
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
+from drf_spectacular.plumbing import ResolvedComponent
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -22,6 +25,7 @@ from diagnosis.models import (
     ToolInvocation,
     VerifierVerdict,
 )
+from diagnosis.services.producers.executor_output import ClaimLimits, executor_output_problem, executor_output_types
 from selfeval_site.api.fields import (
     BlankAsNullChoiceField,
     BoundedListField,
@@ -80,6 +84,84 @@ class AnyJSONField(serializers.JSONField):
     """Raw tool output: a string or any JSON value."""
 
 
+def claim_limits() -> ClaimLimits:
+    return ClaimLimits(
+        claims=settings.SELFEVAL_MAX_CLAIMS,
+        evidence=settings.SELFEVAL_MAX_CLAIM_EVIDENCE,
+        chars=settings.SELFEVAL_MAX_EXCERPT_CHARS,
+    )
+
+
+class ExecutorOutputField(serializers.DictField):
+    """`executorOutput`, validated by the one definition of executor_evidence_v2 (msgspec Structs).
+
+    An output of that shape past the limits (claims, bindings per claim, characters) is a 400
+    naming the place (`claims.0.evidence.1.excerpt`). An output that is not executor_evidence_v2 at
+    all is stored as sent and evaluated as INVALID, as the seed asks: the session is still recorded.
+    """
+
+    def to_internal_value(self, data: Any) -> dict[str, Any]:
+        output = super().to_internal_value(data)
+        if executor_output_problem(output) is None:
+            problem = executor_output_problem(output, claim_limits())
+            if problem is not None:
+                path, message = problem
+                raise serializers.ValidationError({path or "non_field_errors": [message.split(" - at `")[0] + "."]})
+        return output
+
+
+class StoredExecutorOutputField(serializers.JSONField):
+    """`executorOutput` as stored: an executor_evidence_v2 output, or what the agent sent when it
+    was not one (evaluated as INVALID), or null."""
+
+
+def executor_output_schema(auto_schema) -> dict[str, Any]:
+    """A reference to the `ExecutorEvidenceV2` component, registered on first use: the msgspec
+    types' JSON Schema (with the settings' limits), written in OpenAPI 3.0's dialect."""
+    (root,), components = msgspec.json.schema_components(
+        [executor_output_types(claim_limits())[0]], ref_template="#/components/schemas/{name}"
+    )
+    for name, schema in components.items():
+        component = ResolvedComponent(name=name, type=ResolvedComponent.SCHEMA, object=name, schema=openapi_30(schema))
+        auto_schema.registry.register_on_missing(component)
+    return root
+
+
+class ExecutorOutputFieldSchema(OpenApiSerializerFieldExtension):
+    target_class = ExecutorOutputField
+
+    def map_serializer_field(self, auto_schema, direction):
+        return executor_output_schema(auto_schema)
+
+
+class StoredExecutorOutputFieldSchema(OpenApiSerializerFieldExtension):
+    target_class = StoredExecutorOutputField
+
+    def map_serializer_field(self, auto_schema, direction):
+        return {
+            "anyOf": [executor_output_schema(auto_schema), {"type": "object", "additionalProperties": {}}],
+            "nullable": True,
+            "description": "executor_evidence_v2 as sent; an output of another shape is kept as sent (INVALID).",
+        }
+
+
+def openapi_30(schema: Any) -> Any:
+    """JSON Schema 2020-12 as OpenAPI 3.0 writes it: a `null` alternative is `nullable: true`."""
+    if isinstance(schema, list):
+        return [openapi_30(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    converted = {key: openapi_30(value) for key, value in schema.items()}
+    options = converted.get("anyOf")
+    if options and {"type": "null"} in options:
+        rest = [option for option in options if option != {"type": "null"}]
+        del converted["anyOf"]
+        single = rest[0] if len(rest) == 1 else {"anyOf": rest}
+        converted.update({"allOf": [single]} if "$ref" in single else single)
+        converted["nullable"] = True
+    return converted
+
+
 class ToolInvocationInputSerializer(serializers.Serializer):
     invocationId = StrictCharField(max_length=128)
     stepIndex = ColumnIntegerField(
@@ -112,13 +194,14 @@ class SessionIngestSerializer(serializers.Serializer):
     toolInvocations = BoundedListField(
         child=ToolInvocationInputSerializer(), required=False, default=list, max_length=MAX_INVOCATIONS
     )
-    executorOutput = serializers.DictField(
+    executorOutput = ExecutorOutputField(
         required=False,
         allow_null=True,
         default=None,
         help_text=(
             "executor_evidence_v2: at most SELFEVAL_MAX_CLAIMS claims of at most SELFEVAL_MAX_CLAIM_EVIDENCE "
-            "evidence bindings; claim texts and excerpts of at most SELFEVAL_MAX_EXCERPT_CHARS characters."
+            "evidence bindings; claim texts and excerpts of at most SELFEVAL_MAX_EXCERPT_CHARS characters (more is "
+            "a 400). An output that is not of this shape at all is stored as sent and evaluated as INVALID."
         ),
     )
     selfEvaluation = serializers.DictField(
@@ -130,21 +213,6 @@ class SessionIngestSerializer(serializers.Serializer):
             "layer is kept marked source: legacy (history, never SelfEval's verdict) until a producer replaces it."
         ),
     )
-
-    def validate_executorOutput(self, output: dict[str, Any] | None) -> dict[str, Any] | None:
-        """Bound the claims' number and size; their shape is judged by the evaluation (a malformed
-        output is stored and evaluated as INVALID, as the seed asks)."""
-        claims = (output or {}).get("claims")
-        if not isinstance(claims, list):
-            return output
-        if len(claims) > settings.SELFEVAL_MAX_CLAIMS:
-            raise serializers.ValidationError(
-                {"claims": [f"Ensure this field has no more than {settings.SELFEVAL_MAX_CLAIMS} claims."]}
-            )
-        errors = {index: problems for index, claim in enumerate(claims) if (problems := _claim_size_errors(claim))}
-        if errors:
-            raise serializers.ValidationError({"claims": errors})
-        return output
 
     def validate_selfEvaluation(self, legacy: dict[str, Any] | None) -> dict[str, Any] | None:
         if legacy is not None:
@@ -181,33 +249,6 @@ class SessionIngestSerializer(serializers.Serializer):
                         {"toolInvocations": {position: {"stepIndex": f"No step has index {inv['stepIndex']}."}}}
                     )
         return attrs
-
-
-def _claim_size_errors(claim: Any) -> dict[str, Any]:
-    if not isinstance(claim, dict):
-        return {}
-    limit = settings.SELFEVAL_MAX_EXCERPT_CHARS
-    too_long = f"Ensure this field has no more than {limit} characters."
-    errors: dict[str, Any] = {}
-    if isinstance(claim.get("text"), str) and len(claim["text"]) > limit:
-        errors["text"] = [too_long]
-    evidence = claim.get("evidence")
-    if isinstance(evidence, list):
-        if len(evidence) > settings.SELFEVAL_MAX_CLAIM_EVIDENCE:
-            errors["evidence"] = [
-                f"Ensure this field has no more than {settings.SELFEVAL_MAX_CLAIM_EVIDENCE} evidence bindings."
-            ]
-        else:
-            excerpts = {
-                index: {"excerpt": [too_long]}
-                for index, binding in enumerate(evidence)
-                if isinstance(binding, dict)
-                and isinstance(binding.get("excerpt"), str)
-                and len(binding["excerpt"]) > limit
-            }
-            if excerpts:
-                errors["evidence"] = excerpts
-    return errors
 
 
 def _reject_duplicates(values: list[Any], label: str) -> None:
@@ -311,7 +352,7 @@ class SessionContentSerializer(SessionSummarySerializer):
     answer = serializers.CharField()
     alert = serializers.JSONField()
     activeAlerts = serializers.JSONField(source="active_alerts")
-    executorOutput = serializers.JSONField(source="executor_output")
+    executorOutput = StoredExecutorOutputField(source="executor_output")
 
     class Meta(SessionSummarySerializer.Meta):
         fields = [*SessionSummarySerializer.Meta.fields, "answer", "alert", "activeAlerts", "executorOutput"]

@@ -1,7 +1,11 @@
 """Parsing the executor's structured output (`executor_evidence_v2`) into claims.
 
-Status: VALID (claims are judged), MISSING (no structured output at all) or INVALID (the
-errors list every problem, by JSON path). Parsing is strict: one malformed claim makes the
+The shape is defined once, as msgspec Structs (`executor_output_types`): the session API validates
+an agent's output with them (bounded by the settings' limits) and publishes their JSON Schema as
+the `ExecutorEvidenceV2` component; the evaluation parses stored outputs with them.
+
+Status: VALID (claims are judged), MISSING (no structured output at all) or INVALID (the error
+names the first problem and its JSON path). Parsing is strict: one malformed claim makes the
 whole output INVALID, because a partly-read output would silently drop claims.
 
 Fallback when MISSING or INVALID (recorded in `fallback`): no claim is judged, the verifier
@@ -10,8 +14,13 @@ states that the answer could not be checked. `finalAnswer` is never parsed for f
 debug context only, whether the output is valid or not.
 """
 
+import functools
+import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any, Literal, NamedTuple
+
+import msgspec
+from msgspec import Meta, Struct
 
 from diagnosis.constants import VerifierVerdict
 from diagnosis.evaluation_layers import ParseFallback, ParseStatus
@@ -22,19 +31,67 @@ VALID = "VALID"
 INVALID = "INVALID"
 MISSING = "MISSING"
 
-
-@dataclass(frozen=True, slots=True)
-class Binding:
-    ref_id: str
-    excerpt: str
+# A claim id, claim text or ref id must hold something besides whitespace (it is stripped).
+_NOT_BLANK = r"\S"
 
 
-@dataclass(frozen=True, slots=True)
-class Claim:
-    claim_id: str
-    text: str
-    critical: bool
-    evidence: tuple[Binding, ...]
+class ClaimLimits(NamedTuple):
+    """Bounds of an output an agent may send (SELFEVAL_MAX_CLAIMS, SELFEVAL_MAX_CLAIM_EVIDENCE,
+    SELFEVAL_MAX_EXCERPT_CHARS); the evaluation reads stored outputs without them."""
+
+    claims: int
+    evidence: int
+    chars: int
+
+
+@functools.cache
+def executor_output_types(limits: ClaimLimits | None = None) -> tuple[type[Struct], type[Struct], type[Struct]]:
+    """The one definition of `executor_evidence_v2`: (ExecutorEvidenceV2, Claim, Binding), msgspec
+    Structs, bounded by `limits` when given. Ingestion validates with the bounded types, the
+    evaluation parses with the unbounded ones, and the OpenAPI component is their JSON Schema."""
+    chars = limits.chars if limits else None
+
+    class EvidenceBinding(Struct, frozen=True, rename="camel"):
+        """One evidence binding: the ref the claim cites and the excerpt it quotes from it."""
+
+        ref_id: Annotated[str, Meta(pattern=_NOT_BLANK, max_length=200)]  # the EvidenceRef column
+        excerpt: Annotated[str, Meta(max_length=chars)] | None = ""
+
+        def __post_init__(self) -> None:
+            msgspec.structs.force_setattr(self, "ref_id", self.ref_id.strip())
+            if self.excerpt is None:
+                msgspec.structs.force_setattr(self, "excerpt", "")
+
+    class ExecutorClaim(Struct, frozen=True, rename="camel"):
+        """One claim of the answer, with the evidence bindings that should support it."""
+
+        claim_id: Annotated[str, Meta(pattern=_NOT_BLANK, max_length=128)]  # the ClaimCheck column
+        text: Annotated[str, Meta(pattern=_NOT_BLANK, max_length=chars)]
+        critical: bool = False
+        evidence: Annotated[tuple[EvidenceBinding, ...], Meta(max_length=limits.evidence if limits else None)] = ()
+
+        def __post_init__(self) -> None:
+            msgspec.structs.force_setattr(self, "claim_id", self.claim_id.strip())
+            msgspec.structs.force_setattr(self, "text", self.text.strip())
+
+    class ExecutorEvidenceV2(Struct, frozen=True, rename="camel"):
+        """The executor's structured output: its claims; `finalAnswer` is debug context only."""
+
+        version: Literal["executor_evidence_v2"]
+        claims: Annotated[list[ExecutorClaim], Meta(max_length=limits.claims if limits else None)]
+        final_answer: str | None = None
+
+        def __post_init__(self) -> None:
+            seen: set[str] = set()
+            for index, claim in enumerate(self.claims):
+                if claim.claim_id in seen:
+                    raise ValueError(f"claims[{index}].claimId {claim.claim_id!r} is duplicated")
+                seen.add(claim.claim_id)
+
+    return ExecutorEvidenceV2, ExecutorClaim, EvidenceBinding
+
+
+ExecutorEvidenceV2, Claim, Binding = executor_output_types()
 
 
 @dataclass(slots=True)
@@ -77,66 +134,29 @@ class ParsedOutput:
 
 
 def executor_output_parse(*, raw: Any) -> ParsedOutput:
-    """Validate `raw` (the stored executorOutput JSON) and return its claims or the errors."""
+    """Validate `raw` (the stored executorOutput JSON) and return its claims or the problem."""
     if raw is None or raw == {}:
         return ParsedOutput(status=MISSING, errors=["executorOutput is absent"])
-    if not isinstance(raw, dict):
-        return ParsedOutput(status=INVALID, errors=[f"executorOutput must be an object, got {type(raw).__name__}"])
-    errors: list[str] = []
-    if raw.get("version") != EXECUTOR_OUTPUT_VERSION:
-        errors.append(f"version must be {EXECUTOR_OUTPUT_VERSION!r}, got {raw.get('version')!r}")
-    items = raw.get("claims")
-    if not isinstance(items, list):
-        errors.append("claims must be a list")
-        items = []
-    claims: list[Claim] = []
-    seen: set[str] = set()
-    for index, item in enumerate(items):
-        claim = _claim_parse(item, f"claims[{index}]", errors)
-        if claim is None:
-            continue
-        if claim.claim_id in seen:
-            errors.append(f"claims[{index}].claimId {claim.claim_id!r} is duplicated")
-        seen.add(claim.claim_id)
-        claims.append(claim)
-    if errors:
-        return ParsedOutput(status=INVALID, errors=errors)
-    return ParsedOutput(status=VALID, claims=claims)
+    output, problem = _convert(raw, None)
+    if problem is not None:
+        return ParsedOutput(status=INVALID, errors=[problem[1]])
+    return ParsedOutput(status=VALID, claims=list(output.claims))
 
 
-def _claim_parse(item: Any, path: str, errors: list[str]) -> Claim | None:
-    if not isinstance(item, dict):
-        errors.append(f"{path} must be an object")
-        return None
-    before = len(errors)
-    claim_id, text = item.get("claimId"), item.get("text")
-    if not isinstance(claim_id, str) or not claim_id.strip():
-        errors.append(f"{path}.claimId must be a non-empty string")
-    if not isinstance(text, str) or not text.strip():
-        errors.append(f"{path}.text must be a non-empty string")
-    critical = item.get("critical", False)
-    if not isinstance(critical, bool):
-        errors.append(f"{path}.critical must be a boolean")
-    evidence = item.get("evidence", [])
-    if not isinstance(evidence, list):
-        errors.append(f"{path}.evidence must be a list")
-        evidence = []
-    bindings: list[Binding] = []
-    for index, entry in enumerate(evidence):
-        where = f"{path}.evidence[{index}]"
-        if not isinstance(entry, dict):
-            errors.append(f"{where} must be an object")
-            continue
-        ref_id, excerpt = entry.get("refId"), entry.get("excerpt", "")
-        if not isinstance(ref_id, str) or not ref_id.strip():
-            errors.append(f"{where}.refId must be a non-empty string")
-            continue
-        if excerpt is None:
-            excerpt = ""
-        if not isinstance(excerpt, str):
-            errors.append(f"{where}.excerpt must be a string")
-            continue
-        bindings.append(Binding(ref_id=ref_id.strip(), excerpt=excerpt))
-    if len(errors) > before:
-        return None
-    return Claim(claim_id=claim_id.strip(), text=text.strip(), critical=critical, evidence=tuple(bindings))
+def executor_output_problem(raw: Any, limits: ClaimLimits | None = None) -> tuple[str, str] | None:
+    """Where and why `raw` is not an executor_evidence_v2 output (within `limits`), else None.
+    The place is a dotted path (`claims.0.evidence.1.excerpt`, "" for the whole output)."""
+    return _convert(raw, limits)[1]
+
+
+_AT = re.compile(r" - at `\$(?P<path>[^`]*)`$")
+
+
+def _convert(raw: Any, limits: ClaimLimits | None) -> tuple[Any, tuple[str, str] | None]:
+    try:
+        return msgspec.convert(raw, executor_output_types(limits)[0]), None
+    except msgspec.ValidationError as error:
+        message = str(error)
+        found = _AT.search(message)
+        path = re.sub(r"\[(\d+)\]", r".\1", found["path"] if found else "").lstrip(".")
+        return None, (path, message)

@@ -34,7 +34,7 @@ from diagnosis.models import (
     SessionStatus,
     VerifierVerdict,
 )
-from diagnosis.serializers import SessionContentSerializer, StepSerializer
+from diagnosis.serializers import SessionContentSerializer, StepSerializer, StoredExecutorOutputField
 from feedback.models import FeedbackClient
 from selfeval_site.api.fields import BlankAsNullChoiceField
 from selfeval_site.backoffice.trace.invocations import TraceInvocationSerializer, TracePageSerializer
@@ -115,7 +115,7 @@ class VerifierLayerSerializer(serializers.Serializer):
     gatekeeperBindings = serializers.ListField(child=serializers.DictField())
     gatekeeperSummary = serializers.DictField()
     executorOutputParseStatus = serializers.JSONField()
-    executorStructuredOutput = serializers.JSONField(
+    executorStructuredOutput = StoredExecutorOutputField(
         allow_null=True, help_text="the executor output as the verifier read it (as stored when it was invalid)"
     )
     composerOutput = serializers.JSONField()

@@ -118,22 +118,25 @@ def test_missing_output_has_an_explicit_fallback():
 @pytest.mark.parametrize(
     ("raw", "error"),
     [
-        ("a string", "executorOutput must be an object"),
-        ({"version": "executor_evidence_v1", "claims": []}, "version must be 'executor_evidence_v2'"),
-        ({"version": "executor_evidence_v2"}, "claims must be a list"),
-        ({"version": "executor_evidence_v2", "claims": ["x"]}, "claims[0] must be an object"),
+        ("a string", "Expected `object`, got `str`"),
+        (
+            {"version": "executor_evidence_v1", "claims": []},
+            "Invalid enum value 'executor_evidence_v1' - at `$.version`",
+        ),
+        ({"version": "executor_evidence_v2"}, "Object missing required field `claims`"),
+        ({"version": "executor_evidence_v2", "claims": ["x"]}, "Expected `object`, got `str` - at `$.claims[0]`"),
         ({"version": "executor_evidence_v2", "claims": [{"claimId": "c1", "text": ""}]}, "claims[0].text"),
-        ({"version": "executor_evidence_v2", "claims": [{"text": "t"}]}, "claims[0].claimId"),
+        ({"version": "executor_evidence_v2", "claims": [{"text": "t"}]}, "Object missing required field `claimId`"),
         (
             {"version": "executor_evidence_v2", "claims": [{"claimId": "c1", "text": "t", "critical": "yes"}]},
-            "claims[0].critical must be a boolean",
+            "Expected `bool`, got `str` - at `$.claims[0].critical`",
         ),
         (
             {
                 "version": "executor_evidence_v2",
                 "claims": [{"claimId": "c1", "text": "t", "evidence": [{"excerpt": "x"}]}],
             },
-            "claims[0].evidence[0].refId",
+            "Object missing required field `refId` - at `$.claims[0].evidence[0]`",
         ),
         (
             {"version": "executor_evidence_v2", "claims": [claim("c1", "t"), claim("c1", "u")]},
