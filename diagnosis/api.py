@@ -1,16 +1,26 @@
 """Session ingestion and read API: thin views over `diagnosis.services` and `diagnosis.selectors`."""
 
+from django.conf import settings
+from django.db import DatabaseError, OperationalError
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
-from rest_framework import mixins, status, viewsets
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from diagnosis import selectors
 from diagnosis.filters import SessionFilter
-from diagnosis.serializers import SessionDetailSerializer, SessionIngestSerializer, SessionSummarySerializer
+from diagnosis.serializers import (
+    BatchResultSerializer,
+    SessionDetailSerializer,
+    SessionIngestSerializer,
+    SessionSummarySerializer,
+)
 from diagnosis.services.ingestion import session_upsert
 from selfeval_site.api.authentication import access_from_request
+from selfeval_site.api.errors import error_body, flatten_field_errors
 from selfeval_site.api.pagination import CheckedCursorPagination
+from selfeval_site.api.parsers import CheckedJSONParser, NDJSONParser, UnreadableLine
 from selfeval_site.api.permissions import IsProjectClient, IsProjectClientOrStaff
 from selfeval_site.api.schema import CONTENT_ENCODING_PARAMETER, READ_ERRORS, WRITE_ERRORS, error_responses
 
@@ -44,10 +54,10 @@ class SessionViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     @property
     def throttle_scope(self) -> str:
         """Recording sessions and reading them are budgeted apart (THROTTLE_INGESTION, THROTTLE_SESSIONS)."""
-        return "ingestion" if self.action == "create" else "sessions"
+        return "ingestion" if self.action in ("create", "batch") else "sessions"
 
     def get_permissions(self):
-        if self.action == "create":
+        if self.action in ("create", "batch"):
             return [IsProjectClient()]
         return [IsProjectClientOrStaff()]
 
@@ -80,3 +90,65 @@ class SessionViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
             SessionSummarySerializer(result.session).data,
             status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK,
         )
+
+    @extend_schema(
+        summary="Create or replace many sessions: a JSON array or NDJSON, one result per item, in order",
+        description=(
+            "The body is a JSON array of session payloads (`application/json`) or one payload per line "
+            "(`application/x-ndjson`), at most SELFEVAL_BATCH_MAX_ITEMS (100) of them (more is a 400 before "
+            "any item is read). Each item is validated and stored exactly as `POST /api/sessions` stores one, "
+            "in its own transaction: an invalid item is refused alone, with its fields, and never leaves part of "
+            "itself behind; the others are stored. `results[i]` answers item i: `created`, `replaced` or "
+            "`error`. Send `Content-Encoding: gzip` to compress the body (the size limit applies inflated)."
+        ),
+        request={
+            "application/json": SessionIngestSerializer(many=True),
+            "application/x-ndjson": SessionIngestSerializer,
+        },
+        parameters=[CONTENT_ENCODING_PARAMETER],
+        responses={200: BatchResultSerializer, **error_responses(*WRITE_ERRORS)},
+    )
+    @action(detail=False, methods=["post"], url_path="batch", parser_classes=[CheckedJSONParser, NDJSONParser])
+    def batch(self, request: Request) -> Response:
+        items = request.data
+        if not isinstance(items, list):
+            raise serializers.ValidationError({"non_field_errors": ["Send a JSON array of sessions, or NDJSON."]})
+        limit = settings.SELFEVAL_BATCH_MAX_ITEMS
+        if len(items) > limit:
+            raise serializers.ValidationError(
+                {"non_field_errors": [f"A batch holds at most {limit} sessions (SELFEVAL_BATCH_MAX_ITEMS)."]}
+            )
+        project = request.auth.project
+        return Response({"results": [_batch_item(project, index, item) for index, item in enumerate(items)]})
+
+
+def _batch_item(project, index: int, item) -> dict:
+    """One item of a batch, stored as POST /api/sessions stores a session (session_upsert runs its
+    own transaction), or its error; a session id is echoed when the item names one."""
+    session_id = item.get("sessionId") if isinstance(item, dict) and isinstance(item.get("sessionId"), str) else None
+    answer = {"index": index, "sessionId": session_id}
+    if isinstance(item, UnreadableLine):
+        return {**answer, "status": "error", **error_body("invalid", f"Line {item.line} is unreadable", item.fields)}
+    serializer = SessionIngestSerializer(data=item)
+    if not serializer.is_valid():
+        fields = flatten_field_errors(serializer.errors)
+        return {
+            **answer,
+            "status": "error",
+            **error_body("invalid", f"Invalid input: {', '.join(sorted(fields))}", fields),
+        }
+    try:
+        result = session_upsert(project=project, data=serializer.validated_data)
+    except OperationalError:
+        raise  # the database is unavailable: the whole request is a 503, as for one session
+    except DatabaseError as error:  # refused by the database: this item only, rolled back
+        return {
+            **answer,
+            "status": "error",
+            **error_body("database_refused", f"The database refused the session: {error}"),
+        }
+    return {
+        **answer,
+        "status": "created" if result.created else "replaced",
+        "session": SessionSummarySerializer(result.session).data,
+    }

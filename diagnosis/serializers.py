@@ -369,3 +369,27 @@ class SessionDetailSerializer(SessionContentSerializer):
     class Meta(SessionContentSerializer.Meta):
         fields = [*SessionContentSerializer.Meta.fields, "selfEvaluation", "steps", "toolInvocations"]
         read_only_fields = fields
+
+
+class BatchItemErrorSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    message = serializers.CharField()
+    fields = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField()),
+        required=False,
+        help_text="each invalid field of the item (dotted, camelCase) and its messages",
+    )
+
+
+class BatchItemResultSerializer(serializers.Serializer):
+    index = serializers.IntegerField(help_text="the item's position in the batch (0-based)")
+    sessionId = serializers.CharField(allow_null=True, help_text="the item's sessionId when it names one")
+    status = serializers.ChoiceField(choices=["created", "replaced", "error"])
+    session = SessionSummarySerializer(required=False, help_text="the stored session (created or replaced)")
+    error = BatchItemErrorSerializer(required=False, help_text="why the item was not stored (error)")
+
+
+class BatchResultSerializer(serializers.Serializer):
+    """`POST /api/sessions/batch`: one result per item, in the order of the items."""
+
+    results = BatchItemResultSerializer(many=True)

@@ -58,10 +58,13 @@ def _operations() -> list[tuple[re.Pattern[str], Operation]]:
 
 
 def operation_for(method: str, path: str) -> Operation | None:
-    for regex, operation in _operations():
-        if operation.method == method.lower() and regex.match(path):
-            return operation
-    return None
+    """The operation serving `method` at `path`. A literal path wins over a templated one, as the
+    router routes it: `/api/sessions/batch` is not the session "batch"."""
+    matching = [operation for regex, operation in _operations() if regex.match(path)]
+    if not matching:
+        return None
+    specific = min(operation.template.count("{") for operation in matching)
+    return next((op for op in matching if op.template.count("{") == specific and op.method == method.lower()), None)
 
 
 def _json_schema(node: Any) -> Any:
