@@ -1,0 +1,75 @@
+"""The schema's promises, and the hook that holds every response of the suite to them (tests/contract.py)."""
+
+import json
+
+import pytest
+
+from tests import contract
+from tests.factories import chat_payload, session_ingest
+
+pytestmark = pytest.mark.django_db
+
+
+def operations() -> list[tuple[str, str, dict]]:
+    return [
+        (method, path, operation)
+        for path, item in contract.openapi_schema()["paths"].items()
+        if path.startswith("/api/")
+        for method, operation in item.items()
+        if method in ("get", "post", "put")
+    ]
+
+
+@pytest.mark.parametrize(("method", "path", "operation"), operations(), ids=lambda v: v if isinstance(v, str) else "")
+def test_every_operation_documents_the_errors_it_really_answers(method, path, operation):
+    statuses = set(operation["responses"])
+
+    assert {"400", "401", "403", "429", "500", "503"} <= statuses
+    if method in ("post", "put"):
+        assert {"413", "415"} <= statuses
+    for status in statuses - {"200", "201"}:
+        schema = operation["responses"][status]["content"]["application/json"]["schema"]
+        assert schema["$ref"].rsplit("/", 1)[1] in {"ErrorEnvelope", "FeedbackError"}
+
+
+def test_executor_output_is_a_typed_component_with_the_settings_limits(settings):
+    components = contract.openapi_schema()["components"]["schemas"]
+    claim = components["ExecutorClaim"]
+
+    assert set(components["ExecutorEvidenceV2"]["required"]) == {"version", "claims"}
+    assert components["ExecutorEvidenceV2"]["properties"]["claims"]["maxItems"] == settings.SELFEVAL_MAX_CLAIMS
+    assert claim["properties"]["evidence"]["maxItems"] == settings.SELFEVAL_MAX_CLAIM_EVIDENCE
+    assert components["EvidenceBinding"]["required"] == ["refId"]
+    ingest = components["SessionIngestRequest"]["properties"]["executorOutput"]
+    assert ingest["allOf"] == [{"$ref": "#/components/schemas/ExecutorEvidenceV2"}] and ingest["nullable"]
+
+
+def test_no_feedback_is_null_in_the_answers_and_the_schema(api, project):
+    session_ingest(project, chat_payload(sessionId="s-1"))
+
+    row = api.get("/api/sessions").json()["results"][0]
+    feedback = contract.openapi_schema()["components"]["schemas"]["SessionSummary"]["properties"]["feedback"]
+
+    assert row["feedback"] is None and row["verifierVerdict"] is None
+    assert feedback["nullable"] is True
+    assert {"$ref": "#/components/schemas/FeedbackEnum"} in feedback["oneOf"]
+
+
+def test_the_hook_names_an_undocumented_status_and_a_body_the_schema_refuses(api, project):
+    session_ingest(project, chat_payload(sessionId="s-1"))
+    page = api.get("/api/sessions").json()
+    page["results"][0]["feedback"] = ""  # what the API answered before "no feedback" was null
+    body = json.dumps(page).encode()
+
+    refused = contract.response_mismatch("GET", "/api/sessions", 200, "application/json", body)
+    undocumented = contract.response_mismatch("GET", "/api/sessions", 418, "application/json", b"{}")
+
+    assert "results.0.feedback" in refused
+    assert undocumented == "GET /api/sessions: status 418 is not documented"
+    assert contract.response_mismatch("GET", "/api/nowhere", 404, "application/json", b"{}") is None
+
+
+def test_a_literal_path_is_not_read_as_a_template():
+    assert contract.operation_for("POST", "/api/sessions/batch").template == "/api/sessions/batch"
+    assert contract.operation_for("GET", "/api/sessions/batch") is None
+    assert contract.operation_for("GET", "/api/sessions/s-1").template == "/api/sessions/{session_id}"
