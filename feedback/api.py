@@ -83,7 +83,10 @@ class FeedbackView(APIView):
         ),
         parameters=[IDEMPOTENCY_KEY_PARAMETER, CONTENT_ENCODING_PARAMETER],
         request=FeedbackInputSerializer,
-        responses={200: FeedbackResponseSerializer, **_feedback_errors(400, 401, 403, 404, 413, 415, 422, 429, 503)},
+        responses={
+            200: FeedbackResponseSerializer,
+            **_feedback_errors(400, 401, 403, 404, 406, 413, 415, 422, 429, 503),
+        },
         examples=[
             OpenApiExample("useful", value={"sessionId": "s-20261129-0001", "feedback": "useful"}, request_only=True),
             OpenApiExample(

@@ -24,7 +24,7 @@ def operations() -> list[tuple[str, str, dict]]:
 def test_every_operation_documents_the_errors_it_really_answers(method, path, operation):
     statuses = set(operation["responses"])
 
-    assert {"400", "401", "403", "429", "500", "503"} <= statuses
+    assert {"400", "401", "403", "406", "429", "500", "503"} <= statuses
     if method in ("post", "put"):
         assert {"413", "415"} <= statuses
     for status in statuses - {"200", "201"}:
@@ -73,3 +73,10 @@ def test_a_literal_path_is_not_read_as_a_template():
     assert contract.operation_for("POST", "/api/sessions/batch").template == "/api/sessions/batch"
     assert contract.operation_for("GET", "/api/sessions/batch") is None
     assert contract.operation_for("GET", "/api/sessions/s-1").template == "/api/sessions/{session_id}"
+
+
+def test_an_accept_header_without_json_is_the_documented_406(api):
+    response = api.get("/api/sessions", HTTP_ACCEPT="application/xml")
+
+    assert response.status_code == 406
+    assert response.json()["error"]["code"] == "not_acceptable"

@@ -27,6 +27,7 @@ ERROR_DESCRIPTIONS = {
     401: "Missing, invalid, expired or revoked credentials",
     403: "Authenticated but not allowed (not staff, or a project key where a staff user is needed)",
     404: "Unknown, or not in the caller's project (also an invalid pagination cursor)",
+    406: "An Accept header that admits no JSON",
     413: "Body over SELFEVAL_MAX_BODY_BYTES, declared or once inflated",
     415: "Content-Type other than the ones documented, or a Content-Encoding other than gzip or deflate",
     422: "This Idempotency-Key was already used with another request body",
@@ -34,8 +35,9 @@ ERROR_DESCRIPTIONS = {
     500: "Unexpected server error (a bug, logged)",
     503: "Database unavailable; retry after Retry-After seconds",
 }
-# Every operation may answer these: credentials, rate limits, the database, a bug, a NUL in the URL.
-ALWAYS_ERRORS = (400, 401, 403, 429, 500, 503)
+# Every operation may answer these: a NUL in the URL, credentials, an Accept without JSON, rate
+# limits, a bug, the database.
+ALWAYS_ERRORS = (400, 401, 403, 406, 429, 500, 503)
 READ_ERRORS = (*ALWAYS_ERRORS, 404)
 WRITE_ERRORS = (*ALWAYS_ERRORS, 413, 415)
 
