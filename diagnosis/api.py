@@ -95,14 +95,19 @@ class SessionViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
         summary="Create or replace many sessions: a JSON array or NDJSON, one result per item, in order",
         description=(
             "The body is a JSON array of session payloads (`application/json`) or one payload per line "
-            "(`application/x-ndjson`), at most SELFEVAL_BATCH_MAX_ITEMS (100) of them (more is a 400 before "
+            "(`application/x-ndjson`), at most SELFEVAL_BATCH_MAX_ITEMS (`maxItems`) of them (more is a 400 before "
             "any item is read). Each item is validated and stored exactly as `POST /api/sessions` stores one, "
             "in its own transaction: an invalid item is refused alone, with its fields, and never leaves part of "
             "itself behind; the others are stored. `results[i]` answers item i: `created`, `replaced` or "
             "`error`. Send `Content-Encoding: gzip` to compress the body (the size limit applies inflated)."
         ),
         request={
-            "application/json": SessionIngestSerializer(many=True),
+            # An array of the component the NDJSON lines are (registered by that media type).
+            "application/json": {
+                "type": "array",
+                "items": {"$ref": "#/components/schemas/SessionIngestRequest"},
+                "maxItems": settings.SELFEVAL_BATCH_MAX_ITEMS,
+            },
             "application/x-ndjson": SessionIngestSerializer,
         },
         parameters=[CONTENT_ENCODING_PARAMETER],
