@@ -55,12 +55,12 @@ def test_reviewer_triages_the_filtered_queue_with_the_keyboard(browser, live_ser
     # Keyboard: j selects the oldest row, o opens it in the inspector, inside the filtered queue.
     page.keyboard.press("j")
     page.keyboard.press("o")
-    page.wait_for_selector(".se-decide")
+    page.wait_for_selector(".se-decision")
     assert page.locator("h1").first.inner_text() == first.session_id
     assert page.locator(".se-position").inner_text() == "1 / 4"
     assert "Triage queue (filtered)" in page.locator(".breadcrumbs").inner_text()
     # The keys' legend is at the top of the page, above the answer and the evidence.
-    legend = page.locator(".se-decide .se-keys").bounding_box()
+    legend = page.locator(".se-decision .se-keys").bounding_box()
     assert legend["y"] < page.locator(".se-qa").bounding_box()["y"] and legend["y"] < 500
     page.keyboard.press("?")
     assert page.locator("#se-key-help").is_visible()
