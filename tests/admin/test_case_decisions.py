@@ -170,3 +170,11 @@ def test_approving_with_changes_needs_the_change_permission_too(pending_case):
 
     pending_case.refresh_from_db()
     assert pending_case.status == CaseStatus.PENDING and pending_case.title != "edited"
+
+
+def test_the_case_form_speaks_chinese_and_names_its_list_once(approver_client, pending_case):
+    html = approver_client.get(change_url(pending_case), HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+
+    assert "保存并批准" in html and "保存并驳回" in html and "审核备注" in html
+    # The breadcrumb used to read "Case library › Case library" (案例库 › 案例库).
+    assert '<a href="/admin/cases/">案例</a>' in html and '<a href="/admin/cases/case/">案例库</a>' in html
