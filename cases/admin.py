@@ -247,6 +247,7 @@ class CaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
             raise
         except ValidationError as error:
             self.message_user(request, "; ".join(error.messages), messages.ERROR)
+            obj.save_refused = True  # read by response_change: stay on the form, decide nothing
             return
         if decision is None and "decision_note" in form.changed_data:
             self.message_user(
@@ -256,6 +257,8 @@ class CaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
             )
 
     def response_change(self, request, obj):
+        if getattr(obj, "save_refused", False):
+            return HttpResponseRedirect(change_url(self, request, obj))
         decision = getattr(obj, "decision_saved", None)
         if decision is None:
             return super().response_change(request, obj)
@@ -455,8 +458,11 @@ class BadCaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
                 case_services.bad_case_update(bad_case=obj, user=request.user, **fields)
             except ValidationError as error:
                 self.message_user(request, "; ".join(error.messages), messages.ERROR)
+                obj.save_refused = True  # read by response_change: stay on the form
 
     def response_change(self, request, obj):
+        if getattr(obj, "save_refused", False):
+            return HttpResponseRedirect(change_url(self, request, obj))
         if "_savenext" not in request.POST:
             return super().response_change(request, obj)
         self.message_user(request, gettext("Bad case #%(id)s saved.") % {"id": obj.pk}, messages.SUCCESS)

@@ -8,47 +8,28 @@ from django.db.models import Model, Q
 from django.http import HttpRequest, QueryDict
 from django.urls import reverse
 
+from selfeval_site.adminkit.sequence import rows_after
+
 
 def changelist_next(*, model_admin, request: HttpRequest, obj: Model, condition: Q) -> Model | None:
     """The first object matching `condition` after `obj` in the change list the user came from.
 
     The list is the one named by the change form's `_changelist_filters` (its filters, search and
-    sort order, scoped as the list is); after the last object it wraps to the first. `obj` itself
-    is never returned: None when no other object matches. Costs the list's own queries (its filters'
-    choices, its capped count) and two or three more; run it after a save, not on every page view.
+    sort order, scoped as the list is; `sequence.rows_after` walks its order); after the last
+    object it wraps to the first. `obj` itself is never returned: None when no other object
+    matches. Costs the list's own queries (its filters' choices, its capped count) and one or two
+    more: run it after a save, not on every page view.
     """
     listing = copy.copy(request)
     listing.GET = QueryDict(request.GET.get("_changelist_filters", ""))
     try:
-        changelist = model_admin.get_changelist_instance(listing)
-        queryset = changelist.queryset
-        ordering = changelist.get_ordering(listing, queryset)
+        queryset = model_admin.get_changelist_instance(listing).queryset
     except IncorrectLookupParameters:
         queryset = model_admin.get_queryset(request)
-        ordering = [*(queryset.query.order_by or model_admin.model._meta.ordering), "-pk"]
     candidates = queryset.filter(condition).exclude(pk=obj.pk)
-    after = _after(model_admin.model, obj, ordering)
-    if after is not None:
-        found = candidates.filter(after).first()
-        if found is not None:
-            return found
-    return candidates.first()
-
-
-def _after(model: type[Model], obj: Model, ordering: list) -> Q | None:
-    """Rows after `obj` in `ordering` (keyset); None when the order is not plain field names or a
-    value is NULL (then the caller starts from the top of the list)."""
-    if not ordering or not all(isinstance(term, str) for term in ordering):
-        return None
-    terms = [(term.lstrip("-"), term.startswith("-")) for term in ordering if term.lstrip("-") != "?"]
-    values = model._default_manager.filter(pk=obj.pk).values(*(name for name, _desc in terms)).first()
-    if values is None or any(value is None for value in values.values()):
-        return None
-    after, equal = Q(), Q()
-    for name, descending in terms:
-        after |= equal & Q(**{f"{name}__{'lt' if descending else 'gt'}": values[name]})
-        equal &= Q(**{name: values[name]})
-    return after
+    after = rows_after(candidates, obj)
+    following = after.first() if after is not None else None
+    return following if following is not None else candidates.first()
 
 
 def changelist_url(model_admin, request) -> str:

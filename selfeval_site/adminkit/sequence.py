@@ -126,3 +126,15 @@ def list_place(queryset: QuerySet, obj: Model, *, cap: int = COUNT_CAP) -> ListP
         previous_pk=previous,
         next_pk=following[0] if following else None,
     )
+
+
+def rows_after(queryset: QuerySet, obj: Model) -> QuerySet | None:
+    """The rows of `queryset` ordered after `obj` (keyset, no query of its own), in that order;
+    None when the ordering cannot be followed (see `sort_keys`)."""
+    keys = sort_keys(queryset)
+    if keys is None:
+        return None
+    values = [obj.pk if key.name == "pk" else getattr(obj, key.name) for key in keys]
+    after = _after(keys, values, nulls_largest=connections[queryset.db].features.nulls_order_largest)
+    rows = queryset.order_by(*_order(keys))
+    return rows.filter(after) if after is not None else rows.none()

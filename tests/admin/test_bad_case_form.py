@@ -129,3 +129,28 @@ def test_save_and_next_open_with_broken_filters_still_moves_on(reviewer_client, 
 
     assert response.status_code == 302
     assert response["Location"].startswith(reverse("admin:cases_badcase_change", args=[oldest.pk]))
+
+
+def test_the_bad_case_form_speaks_chinese(reviewer_client, bad_case):
+    html = reviewer_client.get(change_url(bad_case), HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+
+    for label in ("保存并打开下一个", "此坏案例对应的会话", "无依据和相矛盾的论断", "根据失败归因"):
+        assert label in html
+    assert "Save &amp; next open" not in html
+    assert '<a href="/admin/cases/">案例</a>' in html  # the app, then the list: 案例 › 坏案例
+
+
+def test_a_refused_save_stays_on_the_form(reviewer_client, reviewer, project):
+    session = evaluated_session(project, "s-refused", verdict="REJECT")
+    closed = BadCase.objects.get(session=session)
+    bad_case_update(bad_case=closed, user=reviewer, status=BadCaseStatus.FIXED)
+    bad_case_of(session, source="reviewer")  # the session's open one now
+    url = change_url(closed, FILTERS)
+    data = browser_post_data(reviewer_client.get(url))
+    del data["_save"]
+
+    response = reviewer_client.post(url, {**data, "status": "open", "_savenext": "1"})
+
+    assert response["Location"] == url  # reopening is refused: the reviewer stays to see why
+    assert BadCase.objects.get(pk=closed.pk).status == BadCaseStatus.FIXED
+    assert any("another open bad case" in str(m) for m in response.wsgi_request._messages)

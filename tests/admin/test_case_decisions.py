@@ -6,7 +6,7 @@ from django.contrib.auth.models import Permission
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.urls import reverse
 
-from cases.models import Case, CaseStatus
+from cases.models import Case, CaseRevision, CaseStatus
 from cases.services import case_approve, case_reject
 from tests.admin.conftest import logged_in
 from tests.admin.test_case_edits import browser_post_data
@@ -170,3 +170,28 @@ def test_approving_with_changes_needs_the_change_permission_too(pending_case):
 
     pending_case.refresh_from_db()
     assert pending_case.status == CaseStatus.PENDING and pending_case.title != "edited"
+
+
+def test_the_case_form_speaks_chinese_and_names_its_list_once(approver_client, pending_case):
+    html = approver_client.get(change_url(pending_case), HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+
+    assert "保存并批准" in html and "保存并驳回" in html and "审核备注" in html
+    # The breadcrumb used to read "Case library › Case library" (案例库 › 案例库).
+    assert '<a href="/admin/cases/">案例</a>' in html and '<a href="/admin/cases/case/">案例库</a>' in html
+
+
+def test_a_decision_the_service_refuses_stays_on_the_form(approver_client, pending_case, monkeypatch):
+    def refuse(**kwargs):
+        raise ValidationError({"title": "refused for the test"})
+
+    monkeypatch.setattr("cases.services.case_approve", refuse)
+    url = change_url(pending_case, FILTERS)
+    data = browser_post_data(approver_client.get(url))
+    del data["_save"]
+
+    response = approver_client.post(url, {**data, "_approve": "1"})
+
+    assert response["Location"] == url
+    assert CaseRevision.objects.filter(case=pending_case).count() == 1
+    messages = [str(m) for m in response.wsgi_request._messages]
+    assert any("refused for the test" in m for m in messages) and not any("approved" in m for m in messages)

@@ -214,3 +214,15 @@ def test_log_detail_shows_the_answers_side_by_side_and_one_compact_dimension_tab
     assert "Structure score" in table and "0.75" in table
     assert "Overall quality" in table and "+8.4" in table
     assert "Confidence" in table and "0.8" in table
+
+
+def test_log_detail_speaks_chinese(admin_client_):
+    result = evolution_verify(query=STUDY_QUERY, old_response=OLD_STUDY_ANSWER, new_response=NEW_STUDY_ANSWER)
+
+    html = admin_client_.get(
+        reverse("admin:evolution_verificationlog_change", args=[result.log_id]), HTTP_ACCEPT_LANGUAGE="zh-hans"
+    ).content.decode()
+
+    for label in ("维度", "指标", "达标", "结构分", "总体质量", "旧回答", "新回答", "置信度"):
+        assert label in html
+    assert "Overall quality" not in html and "Old answer" not in html
