@@ -30,6 +30,33 @@ def session_list(*, access: Access) -> QuerySet[DiagnosisSession]:
     )
 
 
+SEARCH_DEFAULT_DAYS = 30
+SEARCH_MAX_DAYS = 366
+
+
+def session_text_matches(term: str) -> Q:
+    """The query or the answer contains `term`, case-insensitively (on PostgreSQL, what the trigram
+    indexes of migration 0007 serve: `UPPER(col) LIKE UPPER('%term%')`)."""
+    return Q(query__icontains=term) | Q(answer__icontains=term)
+
+
+def session_text_search(
+    *, sessions: QuerySet[DiagnosisSession], term: str, since: datetime | None, until: datetime | None, now: datetime
+) -> QuerySet[DiagnosisSession]:
+    """`sessions` whose query or answer contains `term` (case-insensitive), created in [since, until).
+
+    The range bounds the work: on PostgreSQL a term of three characters or more is looked up in the
+    trigram indexes (migration 0007), a shorter one ("证书") scans the range's sessions by the
+    created_at index. So a missing `since` is the last SEARCH_DEFAULT_DAYS days before `until` (or
+    `now`), and the range never spans more than SEARCH_MAX_DAYS.
+    """
+    end = until or now
+    floor = end - timedelta(days=SEARCH_MAX_DAYS)
+    start = max(since, floor) if since is not None else end - timedelta(days=SEARCH_DEFAULT_DAYS)
+    found = sessions.filter(session_text_matches(term), created_at__gte=start)
+    return found.filter(created_at__lt=until) if until is not None else found
+
+
 def session_list_for_export(
     *, project: Project | None = None, since: datetime | None = None, until: datetime | None = None
 ) -> QuerySet[DiagnosisSession]:

@@ -4,6 +4,8 @@ Sessions are written only by the ingestion API and the evaluation services, so t
 edits one: the change view is the inspector, and every action goes through a service.
 """
 
+import datetime as dt
+
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Exists, OuterRef, Q
@@ -11,6 +13,10 @@ from django.http import Http404, HttpResponseNotAllowed, HttpResponseRedirect, J
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils import timezone
+from django.utils.dateparse import parse_date, parse_datetime
+from django.utils.html import format_html
+from django.utils.text import Truncator
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
@@ -22,6 +28,7 @@ from diagnosis.models import (
     AiOpsVerdict,
     DiagnosisSession,
 )
+from diagnosis.selectors import session_text_search
 from diagnosis.services import evaluation
 from diagnosis.services.reviews import session_mark_reviewed
 from feedback.models import FeedbackEvent
@@ -103,6 +110,25 @@ class LanguageFilter(FixedChoicesFilter):
     options = [("zh", _("Chinese")), ("en", _("English"))]
 
 
+QUERY_COLUMN_CHARS = 90  # the list's query column; the cell's title holds more
+QUERY_TITLE_CHARS = 400
+
+
+def _instant(raw: str | None):
+    """A changelist date bound (`created_at__gte=2026-11-01` or a full ISO datetime), or None."""
+    if not raw:
+        return None
+    try:
+        value = parse_datetime(raw)
+        if value is None and (day := parse_date(raw)) is not None:
+            value = dt.datetime.combine(day, dt.time.min)
+    except ValueError:
+        return None
+    if value is not None and timezone.is_naive(value):
+        value = timezone.make_aware(value)
+    return value
+
+
 @admin.register(DiagnosisSession)
 class DiagnosisSessionAdmin(
     InspectorListMixin, SessionActionsMixin, TenantAdminMixin, ReadOnlyAdminMixin, CSVExportMixin, admin.ModelAdmin
@@ -111,6 +137,7 @@ class DiagnosisSessionAdmin(
     list_label = _("Sessions")
     list_display = [
         "session_id",
+        "query_short",
         "project",
         "mode",
         "status",
@@ -131,6 +158,7 @@ class DiagnosisSessionAdmin(
         "mode",
         "evaluation_state",
         "failure_attribution",
+        ("created_at", admin.DateFieldListFilter),
         NeedsReviewFilter,
         LanguageFilter,
         "project",
@@ -142,7 +170,10 @@ class DiagnosisSessionAdmin(
     show_facets = admin.ShowFacets.NEVER
     paginator = CappedCountPaginator
     search_fields = ["session_id"]
-    search_help_text = _("Exact session id or alert service.")
+    search_help_text = _(
+        "An exact session id or alert service, else text in the query or the answer, within the chosen "
+        "creation dates (the last 30 days when none are chosen)."
+    )
     actions = [*SessionActionsMixin.actions, "export_csv"]
     csv_columns = {
         "session_id": "session_id",
@@ -176,11 +207,30 @@ class DiagnosisSessionAdmin(
         return super().get_queryset(request).defer(*HEAVY_SESSION_FIELDS)
 
     def get_search_results(self, request, queryset, search_term):
-        """Exact matches only: a substring search would scan a million query texts."""
+        """An exact session id or alert service first (two index lookups); else the text search,
+        bounded by the list's date range (`session_text_search`)."""
         term = search_term.strip()
         if not term:
             return queryset, False
-        return queryset.filter(Q(session_id=term) | Q(alert_service=term)), False
+        exact = queryset.filter(Q(session_id=term) | Q(alert_service=term))
+        if exact.exists():
+            return exact, False
+        found = session_text_search(
+            sessions=queryset,
+            term=term,
+            since=_instant(request.GET.get("created_at__gte")),
+            until=_instant(request.GET.get("created_at__lt")),
+            now=timezone.now(),
+        )
+        return found, False
+
+    @admin.display(description=_("query"))
+    def query_short(self, obj):
+        return format_html(
+            '<span class="se-query" title="{}">{}</span>',
+            Truncator(obj.query).chars(QUERY_TITLE_CHARS),
+            Truncator(obj.query).chars(QUERY_COLUMN_CHARS),
+        )
 
     @admin.display(description=_("verdict"), ordering="verifier_verdict")
     def verdict(self, obj):
