@@ -190,6 +190,14 @@ def measure() -> list[tuple[str, float, float, float]]:
             "session list, failed AIOps check",
             "/admin/diagnosis/diagnosissession/?aiops_failed_check=evidence_tools_called",
         ),
+        # Text search on query and answer: a two-character Chinese term (no trigram: a scan of the
+        # default 30 days), a term no session holds (the trigram index answers), one every session holds.
+        ("session list, search 证书 (2 chars)", "/admin/diagnosis/diagnosissession/?q=%E8%AF%81%E4%B9%A6"),
+        (
+            "session list, search 证书过期 (none)",
+            "/admin/diagnosis/diagnosissession/?q=%E8%AF%81%E4%B9%A6%E8%BF%87%E6%9C%9F",
+        ),
+        ("session list, search 连接池 (all)", "/admin/diagnosis/diagnosissession/?q=%E8%BF%9E%E6%8E%A5%E6%B1%A0"),
         ("triage queue", "/admin/backoffice/triageitem/"),
         ("triage queue, reason=not_useful", "/admin/backoffice/triageitem/?reason=not_useful"),
         ("triage queue, my queue", "/admin/backoffice/triageitem/?assigned=me"),
