@@ -153,6 +153,8 @@ OPEN_BAD_CASE_STATUSES = [BadCaseStatus.OPEN, BadCaseStatus.TRIAGED]
 class BadCaseCategory(models.TextChoices):
     HALLUCINATION = "hallucination", _("Hallucination")
     MISSING_EVIDENCE = "missing_evidence", _("Missing evidence")
+    # The session held the evidence, the claim cited the wrong ref or excerpt (the inspector's candidates).
+    MISCITED_EVIDENCE = "miscited_evidence", _("Evidence existed, cited wrong")
     WRONG_ROOT_CAUSE = "wrong_root_cause", _("Wrong root cause")
     INCOMPLETE = "incomplete", _("Incomplete")
     OTHER = "other", _("Other")

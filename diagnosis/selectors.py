@@ -12,6 +12,7 @@ from django.http import Http404
 from diagnosis.models import (
     AiOpsCheck,
     AiOpsVerdict,
+    ClaimCheck,
     DiagnosisSession,
     EvidenceRef,
     SessionDay,
@@ -55,6 +56,21 @@ def session_text_search(
     start = max(since, floor) if since is not None else end - timedelta(days=SEARCH_DEFAULT_DAYS)
     found = sessions.filter(session_text_matches(term), created_at__gte=start)
     return found.filter(created_at__lt=until) if until is not None else found
+
+
+def session_has_claim_and_source(*, session: DiagnosisSession, claim_id: str, ref_id: str) -> bool:
+    """Does the session have this claim (checked, or in its executor output) and this citable ref or call?"""
+    if not claim_id or not ref_id:
+        return False
+    output = session.executor_output if isinstance(session.executor_output, dict) else {}
+    claims = output.get("claims") if isinstance(output.get("claims"), list) else []
+    has_claim = any(isinstance(claim, dict) and claim.get("claimId") == claim_id for claim in claims)
+    if not has_claim and not ClaimCheck.objects.filter(session=session, claim_id=claim_id).exists():
+        return False
+    return (
+        EvidenceRef.objects.filter(session=session, ref_id=ref_id).exists()
+        or ToolInvocation.objects.filter(session=session, invocation_id=ref_id).exists()
+    )
 
 
 def session_list_for_export(

@@ -1,6 +1,6 @@
 """Write services of the cases app; import them from here."""
 
-from cases.services.bad_cases import bad_case_open_for_session, bad_case_update
+from cases.services.bad_cases import bad_case_open_for_session, bad_case_record_miscitation, bad_case_update
 from cases.services.library import (
     case_approve,
     case_create_from_session,
@@ -11,6 +11,7 @@ from cases.services.library import (
 
 __all__ = [
     "bad_case_open_for_session",
+    "bad_case_record_miscitation",
     "bad_case_update",
     "case_approve",
     "case_create_from_session",

@@ -8,6 +8,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from cases.models import OPEN_BAD_CASE_STATUSES, BadCase, BadCaseCategory, BadCaseSource, BadCaseStatus
 from diagnosis.models import DiagnosisSession, VerifierVerdict
@@ -97,3 +98,30 @@ def bad_case_update(*, bad_case: BadCase, user: AbstractBaseUser, **fields: Any)
             {"status": "The session already has another open bad case; close that one first."}
         ) from None
     return locked
+
+
+def bad_case_record_miscitation(
+    *, session: DiagnosisSession, user: AbstractBaseUser, claim_id: str, ref_id: str
+) -> BadCase:
+    """ "The evidence existed but was cited wrong": the session's open bad case (opened by the reviewer
+    when there is none) gets the miscited-evidence category and is triaged, and its notes name the
+    claim and the ref that states it (once). Needs `cases.change_badcase`, like any triage."""
+    if not user.has_perm("cases.change_badcase"):
+        raise PermissionDenied("Triaging bad cases needs the cases.change_badcase permission.")
+    errors = {name: "Required." for name, value in (("claim_id", claim_id), ("ref_id", ref_id)) if not value.strip()}
+    if errors:
+        raise ValidationError(errors)
+    note = gettext("Claim %(claim)s: the evidence is in %(ref)s (evidence existed, cited wrong).") % {
+        "claim": claim_id,
+        "ref": ref_id,
+    }
+    with transaction.atomic():
+        bad_case = bad_case_open_for_session(session=session, source=BadCaseSource.REVIEWER)
+        notes = bad_case.notes if note in bad_case.notes else f"{bad_case.notes.rstrip()}\n{note}".strip()
+        return bad_case_update(
+            bad_case=bad_case,
+            user=user,
+            category=BadCaseCategory.MISCITED_EVIDENCE,
+            status=BadCaseStatus.TRIAGED,
+            notes=notes,
+        )

@@ -9,7 +9,7 @@ import datetime as dt
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Exists, OuterRef, Q
-from django.http import Http404, HttpResponseNotAllowed, HttpResponseRedirect, JsonResponse
+from django.http import Http404, HttpResponseBadRequest, HttpResponseNotAllowed, HttpResponseRedirect, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -28,7 +28,7 @@ from diagnosis.models import (
     AiOpsVerdict,
     DiagnosisSession,
 )
-from diagnosis.selectors import session_text_search
+from diagnosis.selectors import session_has_claim_and_source, session_text_search
 from diagnosis.services import evaluation
 from diagnosis.services.reviews import session_mark_reviewed
 from feedback.models import FeedbackEvent
@@ -203,6 +203,10 @@ class DiagnosisSessionAdmin(
     def has_create_case_permission(self, request) -> bool:
         return request.user.has_perm("cases.add_case")
 
+    def has_record_miscitation_permission(self, request) -> bool:
+        """Opening the bad case if need be, and triaging it."""
+        return self.has_open_bad_case_permission(request) and request.user.has_perm("cases.change_badcase")
+
     def get_queryset(self, request):
         return super().get_queryset(request).defer(*HEAVY_SESSION_FIELDS)
 
@@ -263,6 +267,7 @@ class DiagnosisSessionAdmin(
             path("<path:object_id>/take/", wrap(self.take_view), name="{}_{}_take".format(*info)),
             path("<path:object_id>/release/", wrap(self.release_view), name="{}_{}_release".format(*info)),
             path("<path:object_id>/presence/", wrap(self.presence_view), name="{}_{}_presence".format(*info)),
+            path("<path:object_id>/miscited/", wrap(self.miscited_view), name="{}_{}_miscited".format(*info)),
             *super().get_urls(),
         ]
 
@@ -332,6 +337,7 @@ class DiagnosisSessionAdmin(
             "can_reevaluate": self.has_reevaluate_permission(request),
             "can_open_bad_case": self.has_open_bad_case_permission(request),
             "can_create_case": self.has_create_case_permission(request),
+            "can_record_miscitation": self.has_record_miscitation_permission(request),
             "verdict_badge": verdict_badge(session.verifier_verdict, session.get_verifier_verdict_display()),
             "aiops_badge": verdict_badge(session.aiops_verdict, session.get_aiops_verdict_display()),
             "preserved_filters": self.get_preserved_filters(request),
@@ -393,6 +399,30 @@ class DiagnosisSessionAdmin(
             request, gettext("Bad case #%(id)s is open for this session.") % {"id": bad_case.pk}, messages.SUCCESS
         )
         return HttpResponseRedirect(self._inspector_url(session))
+
+    def miscited_view(self, request, object_id):
+        """A candidate of the inspector was the claim's evidence: record "evidence existed, cited wrong"."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        session = self._session_for_post(request, object_id, self.has_record_miscitation_permission(request))
+        claim_id, ref_id = request.POST.get("claim_id", ""), request.POST.get("ref_id", "")
+        if not session_has_claim_and_source(session=session, claim_id=claim_id, ref_id=ref_id):
+            return HttpResponseBadRequest(gettext("This session has no such claim or evidence."))
+        bad_case = case_services.bad_case_record_miscitation(
+            session=session, user=request.user, claim_id=claim_id, ref_id=ref_id
+        )
+        self.log_change(
+            request,
+            session,
+            gettext("Claim %(claim)s: evidence existed in %(ref)s, cited wrong") % {"claim": claim_id, "ref": ref_id},
+        )
+        self.message_user(
+            request,
+            gettext("Recorded on bad case #%(id)s: the evidence of claim %(claim)s existed in %(ref)s.")
+            % {"id": bad_case.pk, "claim": claim_id, "ref": ref_id},
+            messages.SUCCESS,
+        )
+        return HttpResponseRedirect(f"{self._inspector_url(session)}#claim-{claim_id}")
 
     def create_case_view(self, request, object_id):
         if request.method != "POST":

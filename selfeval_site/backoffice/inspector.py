@@ -8,6 +8,7 @@ stays plain text; the only markup produced is `format_html`'s, around escaped te
 """
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,9 +38,22 @@ from diagnosis.models import (
     ToolInvocation,
 )
 from diagnosis.services.producers.gatekeeper import excerpt_locate
+from diagnosis.services.producers.judges.analysis import analyse
+from diagnosis.services.producers.judges.matching import claim_units, unit_hit
 from diagnosis.services.producers.pipeline import applicable_layers
+from selfeval_site.adminkit.content import answer_blocks
+from selfeval_site.backoffice.candidates import (
+    Candidate,
+    cited_and_verified,
+    claim_candidates,
+    evidence_sources,
+    needs_candidates,
+)
 
 EXCERPT_WINDOW = 240
+ANSWER_FOLD_CHARS = 1200  # longer answers start folded behind "Show more"
+MAX_SENTENCES = 200  # answer sentences a claim is looked for in
+_SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=\.)(?=\s)|\n")
 
 
 def highlight_excerpt(content: str, excerpt: str, *, window: int = EXCERPT_WINDOW) -> tuple[SafeString, bool]:
@@ -92,6 +106,9 @@ class ClaimView:
     rationale: str
     facts: list[tuple[FactCheck, str]] = field(default_factory=list)  # with its label
     bindings: list[BindingView] = field(default_factory=list)
+    sentence: str = ""  # the answer sentence the claim comes from, as the rendered answer reads it
+    wants_candidates: bool = False  # unsupported, or a citation failed: look for its evidence elsewhere
+    candidates: list[Candidate] = field(default_factory=list)
 
 
 def _binding_views(bindings: list[GatekeeperBinding], refs: dict[str, EvidenceRef]) -> list[BindingView]:
@@ -142,6 +159,48 @@ def _claims_from_layer(verifier: VerifierEvaluation | None, refs: dict[str, Evid
     ]
 
 
+def _attach_candidates(claims: list[ClaimView], invocations: list[ToolInvocation]) -> None:
+    """Candidate evidence for the claims that need it; the sources are read once for all of them."""
+    wanting = [
+        claim for claim in claims if needs_candidates(claim.verdict, [view.binding.status for view in claim.bindings])
+    ]
+    if not wanting:
+        return
+    sources = evidence_sources(invocations)
+    for claim in wanting:
+        claim.wants_candidates = True
+        claim.candidates = claim_candidates(text=claim.text, cited=cited_and_verified(claim.bindings), sources=sources)
+
+
+def answer_sentences(answer: str) -> list[str]:
+    """The sentences of the rendered answer's text (`answer_blocks`), at most MAX_SENTENCES."""
+    sentences = [part.strip() for block in answer_blocks(answer) for part in _SENTENCE_END.split(block)]
+    return [sentence for sentence in sentences if sentence][:MAX_SENTENCES]
+
+
+def _attach_sentences(claims: list[ClaimView], answer: str) -> None:
+    """Each claim's sentence of the answer: the one containing its text, else the one stating most of
+    its units (a fact counts two, a word one; at least two)."""
+    if not claims or not answer:
+        return
+    sentences = answer_sentences(answer)
+    analyses = {}
+    for claim in claims:
+        text = claim.text.strip()
+        verbatim = next((sentence for sentence in sentences if text and text in sentence), "")
+        if verbatim:
+            claim.sentence = verbatim
+            continue
+        units = claim_units(text)
+        best_score = 1
+        for n, sentence in enumerate(sentences):
+            if n not in analyses:
+                analyses[n] = analyse(sentence)
+            score = sum(2 if unit.is_fact else 1 for unit in units if unit_hit(unit, analyses[n]) is not None)
+            if score > best_score:
+                claim.sentence, best_score = sentence, score
+
+
 @dataclass
 class TimelineRow:
     invocation: ToolInvocation
@@ -153,6 +212,7 @@ class TimelineRow:
 @dataclass
 class Inspection:
     session: DiagnosisSession
+    answer_folded: bool
     duration_seconds: float | None
     steps: list
     timeline: list[TimelineRow]
@@ -174,6 +234,7 @@ class Inspection:
 
 
 def _composer_fields(composer: ComposerOutput | None) -> list[tuple[str, Any]]:
+    """The composer output's fields, each value as stored (the template shows it as JSON)."""
     return list(layer_json(composer).items()) if composer else []
 
 
@@ -210,11 +271,14 @@ def inspection_get(*, session: DiagnosisSession, feedback_events, cases, bad_cas
     latest_round = rows[0].round if rows else None
     rows = [row for row in rows if row.round == latest_round]
     claims = _claims_from_rows(rows, refs) if rows else _claims_from_layer(evaluation.verifier, refs)
+    _attach_candidates(claims, invocations)
+    _attach_sentences(claims, session.answer)
     duration = None
     if session.finished_at and session.created_at:
         duration = (session.finished_at - session.created_at).total_seconds()
     return Inspection(
         session=session,
+        answer_folded=len(session.answer) > ANSWER_FOLD_CHARS,
         duration_seconds=duration,
         steps=list(session.steps.all()),
         timeline=timeline,

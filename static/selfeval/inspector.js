@@ -89,3 +89,38 @@
     if (navigator.sendBeacon) navigator.sendBeacon(url, body);
   });
 })();
+
+/* Session inspector: hovering (or focusing) a claim highlights its sentence in the rendered answer.
+   The sentence text comes from the server (data-sentence); it is looked for in the answer's text
+   nodes and marked with the CSS Custom Highlight API, so the answer's markup is never changed. */
+(function () {
+  "use strict";
+  var answer = document.getElementById("se-answer");
+  if (!answer || !window.CSS || !CSS.highlights || typeof Highlight === "undefined") return;
+
+  function rangeOf(text) {
+    var walker = document.createTreeWalker(answer, NodeFilter.SHOW_TEXT);
+    var nodes = [], whole = "", node;
+    while ((node = walker.nextNode())) { nodes.push([node, whole.length]); whole += node.nodeValue; }
+    var start = whole.indexOf(text);
+    if (start < 0) return null;
+    var end = start + text.length, range = document.createRange();
+    for (var i = 0; i < nodes.length; i++) {
+      var n = nodes[i][0], at = nodes[i][1], length = n.nodeValue.length;
+      if (start >= at && start <= at + length) range.setStart(n, start - at);
+      if (end >= at && end <= at + length) { range.setEnd(n, end - at); break; }
+    }
+    return range;
+  }
+  function show(event) {
+    var claim = event.currentTarget, range = rangeOf(claim.getAttribute("data-sentence"));
+    if (range) CSS.highlights.set("se-claim-sentence", new Highlight(range));
+  }
+  function hide() { CSS.highlights.delete("se-claim-sentence"); }
+  document.querySelectorAll(".se-claim[data-sentence]").forEach(function (claim) {
+    claim.addEventListener("mouseenter", show);
+    claim.addEventListener("focus", show);
+    claim.addEventListener("mouseleave", hide);
+    claim.addEventListener("blur", hide);
+  });
+})();

@@ -61,7 +61,7 @@ class DeterministicJudge:
         if evidence:
             for clause in claim.clauses:
                 alignment = self._align(clause, evidence, causal)
-                units.extend(unit_check(token, alignment, sources) for token in _content(clause))
+                units.extend(unit_check(token, alignment, sources) for token in content_units(clause))
                 units.extend(clause_checks(alignment))
                 units.extend(roles_check(alignment, evidence))
         if is_causal(item.text) and not causal:
@@ -72,7 +72,7 @@ class DeterministicJudge:
         hits: dict[int, list[Hit]] = {}
         rivals: dict[int, list[Hit]] = {}
         score = [0] * len(evidence)
-        for token in _content(clause):
+        for token in content_units(clause):
             found, against = [], []
             bound, tolerance = qualifiers(clause, token, self.approx_tolerance)
             for n, other in enumerate(evidence):
@@ -113,7 +113,7 @@ class DeterministicJudge:
         return Judgement(SUPPORTED, f"every unit aligned | units: {shown}", self.name, basis=ALIGNED)
 
 
-def _content(clause: Clause) -> list[Token]:
+def content_units(clause: Clause) -> list[Token]:
     """The claim's units: its content tokens, less the bound and approximation words of its values."""
     qualifying = qualifier_words(clause)
     return [t for t in clause.tokens if t.content and id(t) not in qualifying]

@@ -1,0 +1,186 @@
+"""Candidate evidence for a claim the evidence did not carry: where else in the session its facts are stated.
+
+When a claim is unsupported or a citation failed (ref not found, a failed call's ref, an excerpt
+that is not in the ref), the evidence it needed is often in another ref or another call's output
+of the same session. Each citable source (refs and the raw outputs of successful calls, as the
+gatekeeper indexes them) is read once per page by the judge's own analysis; a source is a
+candidate when it states at least one of the claim's facts (or, for a claim without facts, most of
+its words), matched as the deterministic judge matches them (`judges.matching`). The best
+MAX_CANDIDATES per claim are shown with the matched spans marked.
+
+The work is bounded whatever the session: at most MAX_SOURCES sources, the first
+MAX_SOURCE_CHARS characters of each, candidates only for the claims that need them.
+"""
+
+import json
+import math
+from dataclasses import dataclass, field
+
+from django.utils.html import conditional_escape, format_html
+from django.utils.safestring import SafeString, mark_safe
+
+from diagnosis.constants import ClaimVerdict
+from diagnosis.services.producers.gatekeeper import (
+    EXCERPT_MISMATCH,
+    REF_FROM_FAILED_CALL,
+    REF_NOT_FOUND,
+    VERIFIED,
+    excerpt_locate,
+)
+from diagnosis.services.producers.judges.alignment import Hit
+from diagnosis.services.producers.judges.analysis import Analysis, analyse
+from diagnosis.services.producers.judges.matching import ClaimUnit, claim_units, unit_hit
+
+MAX_CANDIDATES = 3  # per claim
+MAX_SOURCES = 200
+MAX_SOURCE_CHARS = 20_000
+CONTEXT_CHARS = 80  # shown around each marked span
+FAILED_CITATIONS = frozenset({REF_NOT_FOUND, REF_FROM_FAILED_CALL, EXCERPT_MISMATCH})
+
+
+@dataclass(slots=True)
+class EvidenceSource:
+    """Something a claim could have cited: a retrieval ref, or a successful call's raw output."""
+
+    ref_id: str
+    label: str  # the ref's source, or the tool's name
+    invocation_id: str
+    text: str
+    _analysis: Analysis | None = None
+
+    @property
+    def analysis(self) -> Analysis:
+        if self._analysis is None:
+            self._analysis = analyse(self.text[:MAX_SOURCE_CHARS])
+        return self._analysis
+
+
+@dataclass(slots=True)
+class Candidate:
+    source: EvidenceSource
+    facts: list[str]  # the claim's facts this source states, as the claim writes them
+    words: list[str]
+    highlighted: SafeString = field(default_factory=SafeString)
+
+
+def evidence_sources(invocations) -> list[EvidenceSource]:
+    """The session's citable sources, in report order: a call's output unless a ref has its id."""
+    refs = [(inv, ref) for inv in invocations for ref in inv.evidence_refs.all()]
+    ref_ids = {ref.ref_id for _inv, ref in refs}
+    sources: list[EvidenceSource] = []
+    for inv in invocations:
+        if inv.status != "SUCCESS":
+            continue  # its refs and output fail the gatekeeper (REF_FROM_FAILED_CALL)
+        output = inv.output if isinstance(inv.output, str) else json.dumps(inv.output, ensure_ascii=False)
+        if inv.output not in (None, "") and inv.invocation_id not in ref_ids:
+            sources.append(EvidenceSource(inv.invocation_id, inv.tool_name, inv.invocation_id, output))
+        sources.extend(
+            EvidenceSource(ref.ref_id, ref.source, inv.invocation_id, ref.content)
+            for ref in inv.evidence_refs.all()
+            if ref.content
+        )
+    return sources[:MAX_SOURCES]
+
+
+def needs_candidates(verdict: str, statuses: list[str]) -> bool:
+    """An unsupported claim, one that cites nothing real, or one with a failed citation."""
+    return verdict in {ClaimVerdict.UNSUPPORTED, ClaimVerdict.NO_EVIDENCE} or any(
+        status in FAILED_CITATIONS for status in statuses
+    )
+
+
+def claim_candidates(*, text: str, cited: set[str], sources: list[EvidenceSource]) -> list[Candidate]:
+    """The sources, other than those the claim cites and the gatekeeper verified, stating the
+    claim's facts; the best MAX_CANDIDATES, most facts first, then most words, then report order."""
+    units = claim_units(text)
+    facts = [unit for unit in units if unit.is_fact]
+    words = [unit for unit in units if not unit.is_fact]
+    needed_words = max(2, math.ceil(len(words) / 2))
+    scored = []
+    for order, source in enumerate(sources):
+        if source.ref_id in cited:
+            continue
+        fact_hits = _hits(facts, source.analysis)
+        if facts and not fact_hits:
+            continue
+        word_hits = _hits(words, source.analysis)
+        if not facts and len(word_hits) < needed_words:
+            continue
+        scored.append((-len(fact_hits), -len(word_hits), order, source, fact_hits, word_hits))
+    scored.sort(key=lambda row: row[:3])
+    candidates = []
+    for _f, _w, _order, source, fact_hits, word_hits in scored[:MAX_CANDIDATES]:
+        hits = fact_hits + word_hits
+        candidates.append(
+            Candidate(
+                source=source,
+                facts=[unit.label for unit, _hit in fact_hits],
+                words=[unit.label for unit, _hit in word_hits],
+                highlighted=highlight_spans(source.text, [_locate(source.text, unit, hit) for unit, hit in hits]),
+            )
+        )
+    return candidates
+
+
+def _hits(units: list[ClaimUnit], analysis: Analysis) -> list[tuple[ClaimUnit, Hit]]:
+    found = []
+    for unit in units:
+        hit = unit_hit(unit, analysis)
+        if hit is not None:
+            found.append((unit, hit))
+    return found
+
+
+def _locate(text: str, unit: ClaimUnit, hit: Hit) -> tuple[int, int] | None:
+    """Raw offsets of what matched: the evidence token (else the claim's word), in the hit's clause
+    when the clause can be found, else its first occurrence. Casefolding keeps offsets for nearly
+    all text; otherwise the gatekeeper's own raw-offset search (slower) is used."""
+    needles = [n for n in (hit.token.text if hit.token is not None else "", unit.token.lemma, unit.label) if n]
+    lowered = text.casefold()
+    if len(lowered) != len(text):
+        lowered = ""
+    for needle in needles:
+        if lowered:
+            region = lowered.find(hit.clause.text)
+            at = lowered.find(needle, region) if region >= 0 else -1
+            at = at if 0 <= at < region + len(hit.clause.text) else lowered.find(needle)
+            if at >= 0:
+                return at, at + len(needle)
+        span = excerpt_locate(needle, text[:MAX_SOURCE_CHARS])
+        if span is not None:
+            return span
+    return None
+
+
+def highlight_spans(text: str, spans: list[tuple[int, int] | None], *, context: int = CONTEXT_CHARS) -> SafeString:
+    """The parts of `text` around the spans, each span in <mark>; every piece of text escaped.
+
+    Overlapping spans merge; parts more than 2 * `context` apart are joined by an ellipsis."""
+    marked = sorted(span for span in spans if span is not None)
+    if not marked:
+        shown = text[: 2 * context * 2]
+        return format_html("{}{}", shown, "…" if len(text) > len(shown) else "")
+    merged: list[list[int]] = []
+    for start, end in marked:
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    pieces: list[str] = []
+    cursor = max(0, merged[0][0] - context)
+    if cursor:
+        pieces.append("…")
+    for start, end in merged:
+        if start - cursor > 2 * context:
+            pieces.append(conditional_escape(text[cursor : cursor + context]) + "…")
+            cursor = start - context
+        pieces.append(conditional_escape(text[cursor:start]))
+        pieces.append(format_html("<mark>{}</mark>", text[start:end]))
+        cursor = end
+    tail = text[cursor : cursor + context]
+    pieces.append(conditional_escape(tail) + ("…" if cursor + context < len(text) else ""))
+    return mark_safe("".join(pieces))  # noqa: S308 - every piece above is escaped or format_html
+
+
+def cited_and_verified(bindings) -> set[str]:
+    return {view.binding.ref_id for view in bindings if view.binding.status == VERIFIED}
