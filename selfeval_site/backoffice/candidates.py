@@ -2,11 +2,13 @@
 
 When a claim is unsupported or a citation failed (ref not found, a failed call's ref, an excerpt
 that is not in the ref), the evidence it needed is often in another ref or another call's output
-of the same session. Each citable source (refs and the raw outputs of successful calls, as the
-gatekeeper indexes them) is read once per page by the judge's own analysis; a source is a
+of the same session. Each source (refs and raw outputs of calls, as the gatekeeper indexes them)
+is read once per page by the judge's own analysis; a source is a
 candidate when it states at least one of the claim's facts (or, for a claim without facts, most of
 its words), matched as the deterministic judge matches them (`judges.matching`). The best
-MAX_CANDIDATES per claim are shown with the matched spans marked.
+MAX_CANDIDATES per claim are shown with the matched spans marked. A failed call's refs are shown
+too, after the others and marked: the gatekeeper refuses them, but "the agent had it from a call
+that failed" is what the reviewer needs to know.
 
 The work is bounded whatever the session: at most MAX_SOURCES sources, the first
 MAX_SOURCE_CHARS characters of each, candidates only for the claims that need them.
@@ -46,6 +48,7 @@ class EvidenceSource:
     label: str  # the ref's source, or the tool's name
     invocation_id: str
     text: str
+    failed: bool = False  # from a FAILED call: not citable (REF_FROM_FAILED_CALL)
     _analysis: Analysis | None = None
 
     @property
@@ -64,18 +67,16 @@ class Candidate:
 
 
 def evidence_sources(invocations) -> list[EvidenceSource]:
-    """The session's citable sources, in report order: a call's output unless a ref has its id."""
-    refs = [(inv, ref) for inv in invocations for ref in inv.evidence_refs.all()]
-    ref_ids = {ref.ref_id for _inv, ref in refs}
+    """The session's sources, in report order: a call's output unless a ref has its id, then its refs."""
+    ref_ids = {ref.ref_id for inv in invocations for ref in inv.evidence_refs.all()}
     sources: list[EvidenceSource] = []
     for inv in invocations:
-        if inv.status != "SUCCESS":
-            continue  # its refs and output fail the gatekeeper (REF_FROM_FAILED_CALL)
+        failed = inv.status != "SUCCESS"
         output = inv.output if isinstance(inv.output, str) else json.dumps(inv.output, ensure_ascii=False)
         if inv.output not in (None, "") and inv.invocation_id not in ref_ids:
-            sources.append(EvidenceSource(inv.invocation_id, inv.tool_name, inv.invocation_id, output))
+            sources.append(EvidenceSource(inv.invocation_id, inv.tool_name, inv.invocation_id, output, failed))
         sources.extend(
-            EvidenceSource(ref.ref_id, ref.source, inv.invocation_id, ref.content)
+            EvidenceSource(ref.ref_id, ref.source, inv.invocation_id, ref.content, failed)
             for ref in inv.evidence_refs.all()
             if ref.content
         )
@@ -91,7 +92,8 @@ def needs_candidates(verdict: str, statuses: list[str]) -> bool:
 
 def claim_candidates(*, text: str, cited: set[str], sources: list[EvidenceSource]) -> list[Candidate]:
     """The sources, other than those the claim cites and the gatekeeper verified, stating the
-    claim's facts; the best MAX_CANDIDATES, most facts first, then most words, then report order."""
+    claim's facts; the best MAX_CANDIDATES: successful calls' first, then most facts, most words,
+    report order."""
     units = claim_units(text)
     facts = [unit for unit in units if unit.is_fact]
     words = [unit for unit in units if not unit.is_fact]
@@ -103,53 +105,58 @@ def claim_candidates(*, text: str, cited: set[str], sources: list[EvidenceSource
         fact_hits = _hits(facts, source.analysis)
         if facts and not fact_hits:
             continue
-        word_hits = _hits(words, source.analysis)
+        word_hits = _hits(words, source.analysis, near=fact_hits[0][1].clause if fact_hits else None)
         if not facts and len(word_hits) < needed_words:
             continue
-        scored.append((-len(fact_hits), -len(word_hits), order, source, fact_hits, word_hits))
-    scored.sort(key=lambda row: row[:3])
+        scored.append((source.failed, -len(fact_hits), -len(word_hits), order, source, fact_hits, word_hits))
+    scored.sort(key=lambda row: row[:4])
     candidates = []
-    for _f, _w, _order, source, fact_hits, word_hits in scored[:MAX_CANDIDATES]:
-        hits = fact_hits + word_hits
+    for *_key, source, fact_hits, word_hits in scored[:MAX_CANDIDATES]:
+        locator = _Locator(source.text[:MAX_SOURCE_CHARS])
         candidates.append(
             Candidate(
                 source=source,
                 facts=[unit.label for unit, _hit in fact_hits],
                 words=[unit.label for unit, _hit in word_hits],
-                highlighted=highlight_spans(source.text, [_locate(source.text, unit, hit) for unit, hit in hits]),
+                highlighted=highlight_spans(
+                    source.text, [locator.span(unit, hit) for unit, hit in fact_hits + word_hits]
+                ),
             )
         )
     return candidates
 
 
-def _hits(units: list[ClaimUnit], analysis: Analysis) -> list[tuple[ClaimUnit, Hit]]:
+def _hits(units: list[ClaimUnit], analysis: Analysis, near=None) -> list[tuple[ClaimUnit, Hit]]:
     found = []
     for unit in units:
-        hit = unit_hit(unit, analysis)
+        hit = unit_hit(unit, analysis, near=near if near is not None else (found[0][1].clause if found else None))
         if hit is not None:
             found.append((unit, hit))
     return found
 
 
-def _locate(text: str, unit: ClaimUnit, hit: Hit) -> tuple[int, int] | None:
-    """Raw offsets of what matched: the evidence token (else the claim's word), in the hit's clause
-    when the clause can be found, else its first occurrence. Casefolding keeps offsets for nearly
-    all text; otherwise the gatekeeper's own raw-offset search (slower) is used."""
-    needles = [n for n in (hit.token.text if hit.token is not None else "", unit.token.lemma, unit.label) if n]
-    lowered = text.casefold()
-    if len(lowered) != len(text):
-        lowered = ""
-    for needle in needles:
-        if lowered:
-            region = lowered.find(hit.clause.text)
-            at = lowered.find(needle, region) if region >= 0 else -1
-            at = at if 0 <= at < region + len(hit.clause.text) else lowered.find(needle)
-            if at >= 0:
-                return at, at + len(needle)
-        span = excerpt_locate(needle, text[:MAX_SOURCE_CHARS])
-        if span is not None:
-            return span
-    return None
+class _Locator:
+    """Raw offsets of what a hit matched (the evidence token, else the claim's word) in one source:
+    inside the hit's clause when the clause is found, else the first occurrence. The analysis works
+    on normalised text (casefolded, spaces next to Chinese dropped, numerals as digits), so the clause
+    is found by the gatekeeper's raw-offset search (`excerpt_locate`), once per clause."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.regions: dict[int, tuple[int, int] | None] = {}
+
+    def span(self, unit: ClaimUnit, hit: Hit) -> tuple[int, int] | None:
+        key = id(hit.clause)
+        if key not in self.regions:
+            self.regions[key] = excerpt_locate(hit.clause.text, self.text)
+        region = self.regions[key]
+        needles = [n for n in (hit.token.text if hit.token is not None else "", unit.token.lemma, unit.label) if n]
+        for start, end in ((region,) if region else ()) + ((0, len(self.text)),):
+            for needle in needles:
+                found = excerpt_locate(needle, self.text[start:end])
+                if found is not None:
+                    return start + found[0], start + found[1]
+        return None
 
 
 def highlight_spans(text: str, spans: list[tuple[int, int] | None], *, context: int = CONTEXT_CHARS) -> SafeString:

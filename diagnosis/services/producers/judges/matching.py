@@ -10,7 +10,7 @@ matches as the judge matches it (30 s == 30000 ms, 5xx by 503), a word by lemma 
 from dataclasses import dataclass
 
 from .alignment import Hit, qualifiers, value_hits, word_hits
-from .analysis import Analysis, Token, analyse
+from .analysis import Analysis, Clause, Token, analyse
 from .deterministic import content_units
 
 
@@ -39,9 +39,13 @@ def claim_units(text: str) -> tuple[ClaimUnit, ...]:
     return tuple(sorted(units.values(), key=lambda unit: not unit.is_fact))
 
 
-def unit_hit(unit: ClaimUnit, evidence: Analysis) -> Hit | None:
-    """The first clause of `evidence` that states the unit (with the same value, for a fact)."""
-    for clause in evidence.clauses:
+def unit_hit(unit: ClaimUnit, evidence: Analysis, *, near: Clause | None = None) -> Hit | None:
+    """The first clause of `evidence` that states the unit (with the same value, for a fact); the
+    clauses of `near`'s sentence first, so a claim's units are found together where they are."""
+    clauses = evidence.clauses
+    if near is not None:
+        clauses = sorted(clauses, key=lambda clause: clause.sentence != near.sentence)
+    for clause in clauses:
         if unit.is_fact:
             hits, _rivals = value_hits(unit.token, clause, tolerance=unit.tolerance, bound=unit.bound)
         else:
