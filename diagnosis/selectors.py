@@ -31,8 +31,11 @@ def session_list(*, access: Access) -> QuerySet[DiagnosisSession]:
     )
 
 
-SEARCH_DEFAULT_DAYS = 30
+SEARCH_DEFAULT_DAYS = 7
 SEARCH_MAX_DAYS = 366
+# A term shorter than a trigram ("证书") cannot use the trigram indexes: it scans the range's sessions.
+SEARCH_SHORT_TERM_CHARS = 3
+SEARCH_SHORT_MAX_DAYS = 31
 
 
 def session_text_matches(term: str) -> Q:
@@ -47,12 +50,13 @@ def session_text_search(
     """`sessions` whose query or answer contains `term` (case-insensitive), created in [since, until).
 
     The range bounds the work: on PostgreSQL a term of three characters or more is looked up in the
-    trigram indexes (migration 0007), a shorter one ("证书") scans the range's sessions by the
-    created_at index. So a missing `since` is the last SEARCH_DEFAULT_DAYS days before `until` (or
-    `now`), and the range never spans more than SEARCH_MAX_DAYS.
+    trigram indexes (migration 0007) over at most SEARCH_MAX_DAYS; a shorter one ("证书") scans the
+    range's sessions through the created_at index, over at most SEARCH_SHORT_MAX_DAYS. Without
+    `since`, the range is the last SEARCH_DEFAULT_DAYS days before `until` (or `now`).
     """
     end = until or now
-    floor = end - timedelta(days=SEARCH_MAX_DAYS)
+    longest = SEARCH_SHORT_MAX_DAYS if len(term) < SEARCH_SHORT_TERM_CHARS else SEARCH_MAX_DAYS
+    floor = end - timedelta(days=longest)
     start = max(since, floor) if since is not None else end - timedelta(days=SEARCH_DEFAULT_DAYS)
     found = sessions.filter(session_text_matches(term), created_at__gte=start)
     return found.filter(created_at__lt=until) if until is not None else found

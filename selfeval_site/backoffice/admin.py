@@ -172,7 +172,8 @@ class DiagnosisSessionAdmin(
     search_fields = ["session_id"]
     search_help_text = _(
         "An exact session id or alert service, else text in the query or the answer, within the chosen "
-        "creation dates (the last 30 days when none are chosen)."
+        "creation dates (the last 7 days when none are chosen; a year at most, a month for a term of one or two "
+        "characters)."
     )
     actions = [*SessionActionsMixin.actions, "export_csv"]
     csv_columns = {

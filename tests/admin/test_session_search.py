@@ -5,7 +5,13 @@ from django.db import connection
 from django.urls import reverse
 
 from diagnosis.models import DiagnosisSession
-from diagnosis.selectors import SEARCH_DEFAULT_DAYS, SEARCH_MAX_DAYS, session_text_matches, session_text_search
+from diagnosis.selectors import (
+    SEARCH_DEFAULT_DAYS,
+    SEARCH_MAX_DAYS,
+    SEARCH_SHORT_MAX_DAYS,
+    session_text_matches,
+    session_text_search,
+)
 from tests import clock
 from tests.factories import evaluated_session
 
@@ -56,16 +62,21 @@ def test_search_is_bounded_by_the_lists_date_range(reviewer_client, texts):
     assert only_old == ["s-cert-old"]
 
 
-def test_a_range_longer_than_a_year_is_cut_to_one(project):
-    evaluated_session(project, "s-ancient", query="证书", created_at=clock.ago(days=SEARCH_MAX_DAYS + 20))
+@pytest.mark.parametrize(("term", "longest"), [("证书过期", SEARCH_MAX_DAYS), ("证书", SEARCH_SHORT_MAX_DAYS)])
+def test_a_long_range_is_cut(project, term, longest):
+    """A year at most; a month for a term too short for the trigram index (it scans the range)."""
+    evaluated_session(project, "s-inside", query="证书过期", created_at=clock.ago(days=longest - 2))
+    evaluated_session(project, "s-outside", query="证书过期", created_at=clock.ago(days=longest + 2))
+
     found = session_text_search(
         sessions=DiagnosisSession.objects.all(),
-        term="证书",
-        since=clock.ago(days=SEARCH_MAX_DAYS + 40),
+        term=term,
+        since=clock.ago(days=longest + 40),
         until=None,
         now=clock.ago(seconds=0),
     )
-    assert not found.exists()
+
+    assert [s.session_id for s in found] == ["s-inside"]
 
 
 def test_an_exact_session_id_or_alert_service_wins_over_text(reviewer_client, texts, project):
