@@ -191,7 +191,7 @@ def measure() -> list[tuple[str, float, float, float]]:
             "/admin/diagnosis/diagnosissession/?aiops_failed_check=evidence_tools_called",
         ),
         # Text search on query and answer: a two-character Chinese term (no trigram: a scan of the
-        # default 30 days), a term no session holds (the trigram index answers), one every session holds.
+        # default 7 days), a term no session holds (the trigram index answers), one every session holds.
         ("session list, search 证书 (2 chars)", "/admin/diagnosis/diagnosissession/?q=%E8%AF%81%E4%B9%A6"),
         (
             "session list, search 证书过期 (none)",

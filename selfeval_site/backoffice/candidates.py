@@ -91,7 +91,7 @@ def needs_candidates(verdict: str, statuses: list[str]) -> bool:
 
 
 def claim_candidates(*, text: str, cited: set[str], sources: list[EvidenceSource]) -> list[Candidate]:
-    """The sources, other than those the claim cites and the gatekeeper verified, stating the
+    """The sources, other than those in `cited` (`cited_already`), stating the
     claim's facts; the best MAX_CANDIDATES: successful calls' first, then most facts, most words,
     report order."""
     units = claim_units(text)
@@ -189,5 +189,7 @@ def highlight_spans(text: str, spans: list[tuple[int, int] | None], *, context: 
     return mark_safe("".join(pieces))  # noqa: S308 - every piece above is escaped or format_html
 
 
-def cited_and_verified(bindings) -> set[str]:
-    return {view.binding.ref_id for view in bindings if view.binding.status == VERIFIED}
+def cited_already(bindings) -> set[str]:
+    """Refs the claim cites that the page shows in full already: verified ones, and a failed call's
+    (not citable). A ref cited with a wrong excerpt stays a candidate: it may state the facts elsewhere."""
+    return {view.binding.ref_id for view in bindings if view.binding.status in {VERIFIED, REF_FROM_FAILED_CALL}}

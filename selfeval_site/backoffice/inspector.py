@@ -44,7 +44,7 @@ from diagnosis.services.producers.pipeline import applicable_layers
 from selfeval_site.adminkit.content import answer_blocks
 from selfeval_site.backoffice.candidates import (
     Candidate,
-    cited_and_verified,
+    cited_already,
     claim_candidates,
     evidence_sources,
     needs_candidates,
@@ -169,7 +169,7 @@ def _attach_candidates(claims: list[ClaimView], invocations: list[ToolInvocation
     sources = evidence_sources(invocations)
     for claim in wanting:
         claim.wants_candidates = True
-        claim.candidates = claim_candidates(text=claim.text, cited=cited_and_verified(claim.bindings), sources=sources)
+        claim.candidates = claim_candidates(text=claim.text, cited=cited_already(claim.bindings), sources=sources)
 
 
 def answer_sentences(answer: str) -> list[str]:

@@ -135,3 +135,14 @@ def _view_session_permission():
     from django.contrib.auth.models import Permission
 
     return Permission.objects.filter(codename="view_diagnosissession")
+
+
+def test_the_new_labels_are_in_chinese(reviewer_client, miscited):
+    reviewer_client.post(reverse("set_language"), {"language": "zh-hans"})
+
+    page = _inspector(reviewer_client, miscited).content.decode()
+    listed = reviewer_client.get(reverse("admin:diagnosis_diagnosissession_changelist")).content.decode()
+
+    assert "本会话中其他位置的候选证据" in page and "证据存在，但引用错误" in page
+    assert "Candidate evidence" not in page and "cited wrong" not in page
+    assert "一两个字的搜索词最长一个月" in listed
