@@ -10,12 +10,17 @@ MAX_CANDIDATES per claim are shown with the matched spans marked. A failed call'
 too, after the others and marked: the gatekeeper refuses them, but "the agent had it from a call
 that failed" is what the reviewer needs to know.
 
-The work is bounded whatever the session: at most MAX_SOURCES sources, the first
-MAX_SOURCE_CHARS characters of each, candidates only for the claims that need them.
+The work is bounded whatever the session: candidates only for the claims that need them; at most
+MAX_SOURCES sources; a source is analysed only when its text mentions one of the claim's units (a
+substring test: a fact's digits or code, a word), once per page, its first MAX_SOURCE_CHARS
+characters, and at most MAX_ANALYSED_CHARS characters in all per page (the judge's analysis reads
+about 50,000 to 100,000 characters a second here). Sources left out by that budget are counted,
+and the page says so.
 """
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 
 from django.utils.html import conditional_escape, format_html
@@ -35,27 +40,45 @@ from diagnosis.services.producers.judges.matching import ClaimUnit, claim_units,
 
 MAX_CANDIDATES = 3  # per claim
 MAX_SOURCES = 200
-MAX_SOURCE_CHARS = 20_000
+MAX_SOURCE_CHARS = 10_000
+MAX_ANALYSED_CHARS = 30_000
 CONTEXT_CHARS = 80  # shown around each marked span
 FAILED_CITATIONS = frozenset({REF_NOT_FOUND, REF_FROM_FAILED_CALL, EXCERPT_MISMATCH})
 
 
 @dataclass(slots=True)
 class EvidenceSource:
-    """Something a claim could have cited: a retrieval ref, or a successful call's raw output."""
+    """Something a claim could have cited: a retrieval ref, or a call's raw output."""
 
     ref_id: str
     label: str  # the ref's source, or the tool's name
     invocation_id: str
     text: str
     failed: bool = False  # from a FAILED call: not citable (REF_FROM_FAILED_CALL)
-    _analysis: Analysis | None = None
+    analysis: Analysis | None = None
+    folded: str = ""  # the searched text, casefolded, for the mention test
 
     @property
-    def analysis(self) -> Analysis:
-        if self._analysis is None:
-            self._analysis = analyse(self.text[:MAX_SOURCE_CHARS])
-        return self._analysis
+    def searched(self) -> str:
+        return self.text[:MAX_SOURCE_CHARS]
+
+
+class EvidencePool:
+    """The session's sources for one page: each analysed at most once, within MAX_ANALYSED_CHARS."""
+
+    def __init__(self, sources: list[EvidenceSource]) -> None:
+        self.sources = sources
+        self.spent = 0
+
+    def analysis(self, source: EvidenceSource) -> Analysis | None:
+        """The source's analysis, or None when the page's budget is spent."""
+        if source.analysis is None:
+            size = len(source.searched)
+            if self.spent + size > MAX_ANALYSED_CHARS:
+                return None
+            self.spent += size
+            source.analysis = analyse(source.searched)
+        return source.analysis
 
 
 @dataclass(slots=True)
@@ -66,7 +89,7 @@ class Candidate:
     highlighted: SafeString = field(default_factory=SafeString)
 
 
-def evidence_sources(invocations) -> list[EvidenceSource]:
+def evidence_pool(invocations) -> EvidencePool:
     """The session's sources, in report order: a call's output unless a ref has its id, then its refs."""
     ref_ids = {ref.ref_id for inv in invocations for ref in inv.evidence_refs.all()}
     sources: list[EvidenceSource] = []
@@ -80,7 +103,7 @@ def evidence_sources(invocations) -> list[EvidenceSource]:
             for ref in inv.evidence_refs.all()
             if ref.content
         )
-    return sources[:MAX_SOURCES]
+    return EvidencePool(sources[:MAX_SOURCES])
 
 
 def needs_candidates(verdict: str, statuses: list[str]) -> bool:
@@ -90,29 +113,34 @@ def needs_candidates(verdict: str, statuses: list[str]) -> bool:
     )
 
 
-def claim_candidates(*, text: str, cited: set[str], sources: list[EvidenceSource]) -> list[Candidate]:
-    """The sources, other than those in `cited` (`cited_already`), stating the
-    claim's facts; the best MAX_CANDIDATES: successful calls' first, then most facts, most words,
-    report order."""
+def claim_candidates(*, text: str, cited: set[str], pool: EvidencePool) -> tuple[list[Candidate], int]:
+    """The sources, other than those in `cited` (`cited_already`), stating the claim's facts: the
+    best MAX_CANDIDATES (successful calls' first, then most facts, most words, report order), and
+    how many sources mentioning the claim were left unread by the page's budget."""
     units = claim_units(text)
     facts = [unit for unit in units if unit.is_fact]
     words = [unit for unit in units if not unit.is_fact]
     needed_words = max(2, math.ceil(len(words) / 2))
-    scored = []
-    for order, source in enumerate(sources):
-        if source.ref_id in cited:
+    needles = _needles(units)
+    scored, unread = [], 0
+    for order, source in enumerate(pool.sources):
+        if source.ref_id in cited or not _mentions(source, needles):
             continue
-        fact_hits = _hits(facts, source.analysis)
+        analysis = pool.analysis(source)
+        if analysis is None:
+            unread += 1
+            continue
+        fact_hits = _hits(facts, analysis)
         if facts and not fact_hits:
             continue
-        word_hits = _hits(words, source.analysis, near=fact_hits[0][1].clause if fact_hits else None)
+        word_hits = _hits(words, analysis, near=fact_hits[0][1].clause if fact_hits else None)
         if not facts and len(word_hits) < needed_words:
             continue
         scored.append((source.failed, -len(fact_hits), -len(word_hits), order, source, fact_hits, word_hits))
     scored.sort(key=lambda row: row[:4])
     candidates = []
     for *_key, source, fact_hits, word_hits in scored[:MAX_CANDIDATES]:
-        locator = _Locator(source.text[:MAX_SOURCE_CHARS])
+        locator = _Locator(source.searched)
         candidates.append(
             Candidate(
                 source=source,
@@ -123,7 +151,24 @@ def claim_candidates(*, text: str, cited: set[str], sources: list[EvidenceSource
                 ),
             )
         )
-    return candidates
+    return candidates, unread
+
+
+def _needles(units: tuple[ClaimUnit, ...]) -> set[str]:
+    """Substrings one of which a source stating any unit contains: a value's digits (30 s is also
+    30000 ms) or its text, a word's text and lemma (a glossary synonym may be missed: the claim's
+    other units usually appear too)."""
+    found: set[str] = set()
+    for unit in units:
+        digits = re.findall(r"\d+", unit.label) if unit.is_fact else []
+        found.update(digits or {unit.label, unit.token.lemma})
+    return {needle for needle in found if len(needle) >= 2 or needle.isdigit()}
+
+
+def _mentions(source: EvidenceSource, needles: set[str]) -> bool:
+    if not source.folded:
+        source.folded = source.searched.casefold()
+    return any(needle in source.folded for needle in needles)
 
 
 def _hits(units: list[ClaimUnit], analysis: Analysis, near=None) -> list[tuple[ClaimUnit, Hit]]:

@@ -46,7 +46,7 @@ from selfeval_site.backoffice.candidates import (
     Candidate,
     cited_already,
     claim_candidates,
-    evidence_sources,
+    evidence_pool,
     needs_candidates,
 )
 
@@ -109,6 +109,7 @@ class ClaimView:
     sentence: str = ""  # the answer sentence the claim comes from, as the rendered answer reads it
     wants_candidates: bool = False  # unsupported, or a citation failed: look for its evidence elsewhere
     candidates: list[Candidate] = field(default_factory=list)
+    candidates_unread: int = 0  # sources mentioning the claim left unread by the page's budget
 
 
 def _binding_views(bindings: list[GatekeeperBinding], refs: dict[str, EvidenceRef]) -> list[BindingView]:
@@ -166,10 +167,12 @@ def _attach_candidates(claims: list[ClaimView], invocations: list[ToolInvocation
     ]
     if not wanting:
         return
-    sources = evidence_sources(invocations)
+    pool = evidence_pool(invocations)
     for claim in wanting:
         claim.wants_candidates = True
-        claim.candidates = claim_candidates(text=claim.text, cited=cited_already(claim.bindings), sources=sources)
+        claim.candidates, claim.candidates_unread = claim_candidates(
+            text=claim.text, cited=cited_already(claim.bindings), pool=pool
+        )
 
 
 def answer_sentences(answer: str) -> list[str]:

@@ -6,6 +6,7 @@ import pytest
 from django.urls import reverse
 
 from cases.models import BadCase, BadCaseCategory, BadCaseStatus
+from selfeval_site.backoffice.candidates import MAX_ANALYSED_CHARS, MAX_CANDIDATES, MAX_SOURCE_CHARS
 from tests.admin.conftest import logged_in
 from tests.factories import UserFactory, chat_payload, session_ingest_evaluated
 
@@ -146,3 +147,24 @@ def test_the_new_labels_are_in_chinese(reviewer_client, miscited):
     assert "本会话中其他位置的候选证据" in page and "证据存在，但引用错误" in page
     assert "Candidate evidence" not in page and "cited wrong" not in page
     assert "一两个字的搜索词最长一个月" in listed
+
+
+def test_the_evidence_read_per_page_is_bounded(reviewer_client, project):
+    payload = _miscited_payload("s-big")
+    filler = "网关日志一切正常，无异常。" * 700  # ~9,000 characters a ref
+    for n in range(20, 28):
+        call = copy.deepcopy(payload["toolInvocations"][1])
+        call["invocationId"] = f"inv-{n}"
+        call["retrievalDetails"]["evidenceRefs"] = [
+            {"refId": f"inv-{n}#1", "source": "loki://payment-gateway", "content": filler + "TLS 握手失败率 62%。"}
+        ]
+        payload["toolInvocations"].append(call)
+    session = session_ingest_evaluated(project, payload)
+
+    c2 = next(c for c in _inspector(reviewer_client, session).context["inspection"].claims if c.claim_id == "c2")
+
+    assert [candidate.source.ref_id for candidate in c2.candidates][:1] == ["inv-2#1"]
+    assert len(c2.candidates) <= MAX_CANDIDATES
+    # A few of the 9,000-character refs fit the page's budget; the other mentions are counted, not read.
+    read = 8 - c2.candidates_unread
+    assert 0 < read <= MAX_ANALYSED_CHARS // 9000 and len(filler) < MAX_SOURCE_CHARS
