@@ -40,7 +40,7 @@ SEARCH_SHORT_MAX_DAYS = 31
 
 def session_text_matches(term: str) -> Q:
     """The query or the answer contains `term`, case-insensitively (on PostgreSQL, what the trigram
-    indexes of migration 0007 serve: `UPPER(col) LIKE UPPER('%term%')`)."""
+    indexes of migration 0008 serve: `UPPER(col) LIKE UPPER('%term%')`)."""
     return Q(query__icontains=term) | Q(answer__icontains=term)
 
 
@@ -50,7 +50,7 @@ def session_text_search(
     """`sessions` whose query or answer contains `term` (case-insensitive), created in [since, until).
 
     The range bounds the work: on PostgreSQL a term of three characters or more is looked up in the
-    trigram indexes (migration 0007) over at most SEARCH_MAX_DAYS; a shorter one ("证书") scans the
+    trigram indexes (migration 0008) over at most SEARCH_MAX_DAYS; a shorter one ("证书") scans the
     range's sessions through the created_at index, over at most SEARCH_SHORT_MAX_DAYS. Without
     `since`, the range is the last SEARCH_DEFAULT_DAYS days before `until` (or `now`).
     """

@@ -39,6 +39,6 @@ def drop(apps, schema_editor):
 class Migration(migrations.Migration):
     atomic = False
 
-    dependencies = [("diagnosis", "0006_backfill_aiops_checks")]
+    dependencies = [("diagnosis", "0007_session_days")]
 
     operations = [migrations.RunPython(create, drop, elidable=False)]
