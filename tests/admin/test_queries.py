@@ -18,6 +18,7 @@ EXPECTED = {
     "calibration": 9,
     "session_list": 7,  # + projects for the filter, capped count, the page
     "session_list_verdict": 7,
+    "session_search": 8,  # + the exact session id / alert service lookup
     "inspector": 13,  # + the session and each kind of child, once
     "triage": 7,
     "triage_mine": 7,
@@ -36,6 +37,7 @@ def urls(session):
         "session_list": reverse("admin:diagnosis_diagnosissession_changelist"),
         "session_list_verdict": reverse("admin:diagnosis_diagnosissession_changelist")
         + "?verifier_verdict__exact=REJECT",
+        "session_search": reverse("admin:diagnosis_diagnosissession_changelist") + "?q=%E8%AF%81%E4%B9%A6",
         "inspector": reverse("admin:diagnosis_diagnosissession_change", args=[session.pk]),
         "triage": reverse("admin:backoffice_triageitem_changelist"),
         "triage_mine": reverse("admin:backoffice_triageitem_changelist") + "?assigned=me",
