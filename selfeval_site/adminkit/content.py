@@ -11,11 +11,12 @@ Past MARKDOWN_MAX_CHARS (markdown-it costs about 3 µs a character) the rest is 
 `json_text` shows a stored JSON value (tool arguments and outputs, composer fields) as indented
 JSON, Chinese as is; a string stays the text it is (a log excerpt reads better unquoted).
 
-`answer_blocks` gives the plain text of each rendered block, as the browser's textContent reads it:
-what a sentence highlight in the page can be looked for in.
+`markdown_document` also gives the plain text of each rendered block, as the browser's textContent
+reads it: what a sentence highlight in the page can be looked for in.
 """
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import nh3
@@ -47,12 +48,19 @@ def _markdown() -> MarkdownIt:
 _md = _markdown()
 
 
-def markdown_html(text: str | None) -> SafeString:
-    """The answer as sanitised HTML (see the module docstring)."""
+@dataclass(frozen=True, slots=True)
+class MarkdownDocument:
+    html: SafeString
+    blocks: list[str]  # the plain text of each rendered block, as the browser's textContent reads it
+
+
+def markdown_document(text: str | None) -> MarkdownDocument:
+    """The answer as sanitised HTML (see the module docstring) and its text blocks, from one parse."""
     text = text or ""
     head, rest = text[:MARKDOWN_MAX_CHARS], text[MARKDOWN_MAX_CHARS:]
+    tokens = _md.parse(head)
     html = nh3.clean(
-        _md.render(head),
+        _md.renderer.render(tokens, _md.options, {}),
         tags=set(_TAGS),
         attributes={tag: set(names) for tag, names in _ATTRIBUTES.items()},
         url_schemes=set(LINK_SCHEMES),
@@ -62,13 +70,18 @@ def markdown_html(text: str | None) -> SafeString:
     )
     if rest:
         html += f'<p class="se-pre">{escape(rest)}</p>'
-    return mark_safe(html)  # noqa: S308 - markdown-it escapes text and nh3 keeps only the tags above
+    # markdown-it escapes text and nh3 keeps only the tags above.
+    return MarkdownDocument(html=mark_safe(html), blocks=_blocks(tokens))  # noqa: S308
 
 
-def answer_blocks(text: str | None) -> list[str]:
-    """The plain text of each block `markdown_html` renders (its textContent), in order."""
+def markdown_html(text: str | None) -> SafeString:
+    """The answer as sanitised HTML: the `|markdown` template filter."""
+    return markdown_document(text).html
+
+
+def _blocks(tokens) -> list[str]:
     blocks = []
-    for token in _md.parse((text or "")[:MARKDOWN_MAX_CHARS]):
+    for token in tokens:
         if token.type == "inline":
             blocks.append(
                 "".join(

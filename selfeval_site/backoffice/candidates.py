@@ -20,7 +20,6 @@ and the page says so.
 
 import json
 import math
-import re
 from dataclasses import dataclass, field
 
 from django.utils.html import conditional_escape, format_html
@@ -36,7 +35,7 @@ from diagnosis.services.producers.gatekeeper import (
 )
 from diagnosis.services.producers.judges.alignment import Hit
 from diagnosis.services.producers.judges.analysis import Analysis, analyse
-from diagnosis.services.producers.judges.matching import ClaimUnit, claim_units, unit_hit
+from diagnosis.services.producers.judges.matching import ClaimUnit, claim_units, unit_hit, unit_needles
 
 MAX_CANDIDATES = 3  # per claim
 MAX_SOURCES = 200
@@ -121,7 +120,7 @@ def claim_candidates(*, text: str, cited: set[str], pool: EvidencePool) -> tuple
     facts = [unit for unit in units if unit.is_fact]
     words = [unit for unit in units if not unit.is_fact]
     needed_words = max(2, math.ceil(len(words) / 2))
-    needles = _needles(units)
+    needles = unit_needles(units)
     scored, unread = [], 0
     for order, source in enumerate(pool.sources):
         if source.ref_id in cited or not _mentions(source, needles):
@@ -152,17 +151,6 @@ def claim_candidates(*, text: str, cited: set[str], pool: EvidencePool) -> tuple
             )
         )
     return candidates, unread
-
-
-def _needles(units: tuple[ClaimUnit, ...]) -> set[str]:
-    """Substrings one of which a source stating any unit contains: a value's digits (30 s is also
-    30000 ms) or its text, a word's text and lemma (a glossary synonym may be missed: the claim's
-    other units usually appear too)."""
-    found: set[str] = set()
-    for unit in units:
-        digits = re.findall(r"\d+", unit.label) if unit.is_fact else []
-        found.update(digits or {unit.label, unit.token.lemma})
-    return {needle for needle in found if len(needle) >= 2 or needle.isdigit()}
 
 
 def _mentions(source: EvidenceSource, needles: set[str]) -> bool:

@@ -38,10 +38,10 @@ from diagnosis.models import (
     ToolInvocation,
 )
 from diagnosis.services.producers.gatekeeper import excerpt_locate
-from diagnosis.services.producers.judges.analysis import analyse
-from diagnosis.services.producers.judges.matching import claim_units, unit_hit
+from diagnosis.services.producers.judges.analysis import Analysis, analyse
+from diagnosis.services.producers.judges.matching import claim_units, unit_hit, unit_needles
 from diagnosis.services.producers.pipeline import applicable_layers
-from selfeval_site.adminkit.content import answer_blocks
+from selfeval_site.adminkit.content import markdown_document
 from selfeval_site.backoffice.candidates import (
     Candidate,
     cited_already,
@@ -175,19 +175,18 @@ def _attach_candidates(claims: list[ClaimView], invocations: list[ToolInvocation
         )
 
 
-def answer_sentences(answer: str) -> list[str]:
-    """The sentences of the rendered answer's text (`answer_blocks`), at most MAX_SENTENCES."""
-    sentences = [part.strip() for block in answer_blocks(answer) for part in _SENTENCE_END.split(block)]
+def answer_sentences(blocks: list[str]) -> list[str]:
+    """The sentences of the rendered answer's text blocks, at most MAX_SENTENCES."""
+    sentences = [part.strip() for block in blocks for part in _SENTENCE_END.split(block)]
     return [sentence for sentence in sentences if sentence][:MAX_SENTENCES]
 
 
-def _attach_sentences(claims: list[ClaimView], answer: str) -> None:
+def _attach_sentences(claims: list[ClaimView], sentences: list[str]) -> None:
     """Each claim's sentence of the answer: the one containing its text, else the one stating most of
-    its units (a fact counts two, a word one; at least two)."""
-    if not claims or not answer:
-        return
-    sentences = answer_sentences(answer)
-    analyses = {}
+    its units (a fact counts two, a word one; at least two). A sentence is analysed only when it
+    mentions one of the claim's units, and once for all the claims."""
+    folded = [sentence.casefold() for sentence in sentences]
+    analyses: dict[int, Analysis] = {}
     for claim in claims:
         text = claim.text.strip()
         verbatim = next((sentence for sentence in sentences if text and text in sentence), "")
@@ -195,8 +194,11 @@ def _attach_sentences(claims: list[ClaimView], answer: str) -> None:
             claim.sentence = verbatim
             continue
         units = claim_units(text)
+        needles = unit_needles(units)
         best_score = 1
         for n, sentence in enumerate(sentences):
+            if not any(needle in folded[n] for needle in needles):
+                continue
             if n not in analyses:
                 analyses[n] = analyse(sentence)
             score = sum(2 if unit.is_fact else 1 for unit in units if unit_hit(unit, analyses[n]) is not None)
@@ -215,6 +217,7 @@ class TimelineRow:
 @dataclass
 class Inspection:
     session: DiagnosisSession
+    answer_html: SafeString  # rendered once: its text blocks also give the claims' sentences
     answer_folded: bool
     duration_seconds: float | None
     steps: list
@@ -275,12 +278,14 @@ def inspection_get(*, session: DiagnosisSession, feedback_events, cases, bad_cas
     rows = [row for row in rows if row.round == latest_round]
     claims = _claims_from_rows(rows, refs) if rows else _claims_from_layer(evaluation.verifier, refs)
     _attach_candidates(claims, invocations)
-    _attach_sentences(claims, session.answer)
+    answer = markdown_document(session.answer)
+    _attach_sentences(claims, answer_sentences(answer.blocks))
     duration = None
     if session.finished_at and session.created_at:
         duration = (session.finished_at - session.created_at).total_seconds()
     return Inspection(
         session=session,
+        answer_html=answer.html,
         answer_folded=len(session.answer) > ANSWER_FOLD_CHARS,
         duration_seconds=duration,
         steps=list(session.steps.all()),

@@ -5,7 +5,7 @@ from html.parser import HTMLParser
 import pytest
 from django.urls import reverse
 
-from selfeval_site.adminkit.content import MARKDOWN_MAX_CHARS, answer_blocks, json_text, markdown_html
+from selfeval_site.adminkit.content import MARKDOWN_MAX_CHARS, json_text, markdown_document, markdown_html
 from tests.factories import chat_payload, evaluated_session, session_ingest_evaluated
 
 ALLOWED_TAGS = {
@@ -88,7 +88,7 @@ def test_a_very_long_answer_ends_in_escaped_text():
 
 
 def test_answer_blocks_are_the_rendered_text():
-    blocks = answer_blocks("## 根因\n数据库**连接池**耗尽，[详见](https://x.test) `E1040`。")
+    blocks = markdown_document("## 根因\n数据库**连接池**耗尽，[详见](https://x.test) `E1040`。").blocks
 
     assert blocks == ["根因", "数据库连接池耗尽，详见 E1040。"]
 

@@ -7,6 +7,7 @@ with the bound or approximation the claim gives a value ("more than 100", "约 3
 matches as the judge matches it (30 s == 30000 ms, 5xx by 503), a word by lemma or glossary.
 """
 
+import re
 from dataclasses import dataclass
 
 from .alignment import Hit, qualifiers, value_hits, word_hits
@@ -53,3 +54,14 @@ def unit_hit(unit: ClaimUnit, evidence: Analysis, *, near: Clause | None = None)
         if hits:
             return hits[0]
     return None
+
+
+def unit_needles(units: tuple[ClaimUnit, ...]) -> set[str]:
+    """Substrings of which a (casefolded) text stating any of the units contains one: a value's
+    digits (30 s is also 30000 ms) or its text, a word's text and lemma. A cheap test before
+    `analyse`: a text without any of them need not be read (a glossary synonym alone is missed)."""
+    found: set[str] = set()
+    for unit in units:
+        digits = re.findall(r"\d+", unit.label) if unit.is_fact else []
+        found.update(digits or {unit.label, unit.token.lemma})
+    return {needle for needle in found if len(needle) >= 2 or needle.isdigit()}
