@@ -97,6 +97,8 @@
   "use strict";
   var answer = document.getElementById("se-answer");
   if (!answer || !window.CSS || !CSS.highlights || typeof Highlight === "undefined") return;
+  var fold = document.getElementById("se-answer-more");  // a long answer's "Show more" toggle
+  var foldLabel = fold ? document.querySelector("label[for='se-answer-more']") : null;
 
   function rangeOf(text) {
     var walker = document.createTreeWalker(answer, NodeFilter.SHOW_TEXT);
@@ -114,9 +116,17 @@
   }
   function show(event) {
     var claim = event.currentTarget, range = rangeOf(claim.getAttribute("data-sentence"));
-    if (range) CSS.highlights.set("se-claim-sentence", new Highlight(range));
+    if (!range) return;
+    CSS.highlights.set("se-claim-sentence", new Highlight(range));
+    // The sentence is in the folded part: point at "Show more" rather than unfold under the pointer.
+    if (foldLabel && !fold.checked && range.getBoundingClientRect().top > answer.getBoundingClientRect().bottom - 16) {
+      foldLabel.classList.add("se-fold-hint");
+    }
   }
-  function hide() { CSS.highlights.delete("se-claim-sentence"); }
+  function hide() {
+    CSS.highlights.delete("se-claim-sentence");
+    if (foldLabel) foldLabel.classList.remove("se-fold-hint");
+  }
   document.querySelectorAll(".se-claim[data-sentence]").forEach(function (claim) {
     claim.addEventListener("mouseenter", show);
     claim.addEventListener("focus", show);
