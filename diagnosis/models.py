@@ -430,8 +430,8 @@ class SessionDay(models.Model):
     calibration panel read past days from, so a range costs a number of days, not of sessions.
 
     Recomputed from the sessions, their AIOps check rows and their reviews (never incremented) by
-    `diagnosis.services.session_days` whenever a service changes one of them, in the same
-    transaction; `rollups_rebuild` recomputes any range from scratch.
+    `diagnosis.services.session_days` when a reader needs a day that a `SessionDayChange` marks;
+    `rollups_rebuild` recomputes any range from scratch.
     """
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+", verbose_name=_("project"))
@@ -459,6 +459,24 @@ class SessionDay(models.Model):
         verbose_name_plural = _("days of sessions")
         constraints = [models.UniqueConstraint(fields=["project", "day"], name="session_day_unique")]
         indexes = [models.Index(fields=["day"], name="session_day_day")]
+
+    def __str__(self) -> str:
+        return f"{self.project_id} {self.day}"
+
+
+class SessionDayChange(models.Model):
+    """A mark that something one day counts changed: written in the changing transaction, so it
+    commits or rolls back with the change; deleted when that day's rollup is recomputed.
+
+    Append-only, without a unique key: a write never waits on another write's mark (the rollup
+    row itself would be one hot row per project and day, locked by every vote and evaluation).
+    """
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
+    day = models.DateField()
+
+    class Meta:
+        indexes = [models.Index(fields=["day"], name="session_day_change_day")]
 
     def __str__(self) -> str:
         return f"{self.project_id} {self.day}"

@@ -13,7 +13,7 @@ from diagnosis.models import (
     ToolInvocation,
 )
 from diagnosis.services.rows import SessionRows, session_rows_from_payload
-from diagnosis.services.session_days import session_day_key, session_days_refresh
+from diagnosis.services.session_days import session_day_key, session_days_mark_changed
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ def session_upsert(*, project: Project, data: dict[str, Any], trusted_layers: bo
                 ToolInvocation.objects.bulk_create(children.invocations)
                 EvidenceRef.objects.bulk_create(children.refs)
                 days.add(session_day_key(project_id=session.project_id, created_at=session.created_at))
-                session_days_refresh(keys=days)
+                session_days_mark_changed(keys=days)
                 transaction.on_commit(lambda pk=session.pk: _enqueue_evaluation(pk))
             return IngestResult(session=session, created=created)
         except IntegrityError:

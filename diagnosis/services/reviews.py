@@ -6,7 +6,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from diagnosis.models import DiagnosisSession, ReviewJudgement, SessionReview
-from diagnosis.services.session_days import session_day_key, session_days_refresh
+from diagnosis.services.session_days import session_day_key, session_days_mark_changed
 
 
 def session_mark_reviewed(
@@ -49,7 +49,7 @@ def session_mark_reviewed(
         )
         DiagnosisSession.objects.filter(pk=locked.pk).update(reviewed_at=now, review_judgement=judgement)
         # The session's day (reviewed, judgement, verifier right) and the review's (throughput).
-        session_days_refresh(
+        session_days_mark_changed(
             keys=[
                 session_day_key(project_id=locked.project_id, created_at=locked.created_at),
                 session_day_key(project_id=locked.project_id, created_at=review.created_at),

@@ -1,11 +1,13 @@
 """Keeping the per-day rollups (`SessionDay`) exact: recomputed from the sessions, never incremented.
 
 Every service that changes what a day counts (ingestion, evaluation and its state, feedback,
-reviews) calls `session_days_refresh` with the (project, day) keys it touched, inside its own
-transaction, so the rollup commits or rolls back with the change. The rows are locked first:
-two transactions refreshing the same day run one after the other, and the second counts after
-the first committed (READ COMMITTED takes a new snapshot per statement), so neither overwrites
-the other's change with an older count.
+reviews) calls `session_days_mark_changed` with the (project, day) keys it touched, inside its own
+transaction: one insert of append-only marks, so the mark commits or rolls back with the change
+and no write waits on another. A reader calls `session_days_settle` for the stored days it is
+about to read: it recomputes the marked days and deletes the marks it saw. Settles lock the rows
+they rewrite, so two of them run one after the other and the second counts after the first
+committed (READ COMMITTED takes a new snapshot per statement); a mark is deleted only when it
+committed before the counts that replace it ran.
 """
 
 import datetime as dt
@@ -13,11 +15,12 @@ from collections.abc import Iterable
 
 from django.db import transaction
 
-from diagnosis.models import DiagnosisSession, SessionDay
+from diagnosis.models import DiagnosisSession, SessionDay, SessionDayChange
 from diagnosis.selectors import SCORE_BUCKETS, session_days_compute, session_days_zone
 from selfeval_site.tenancy.access import Access
 
 DayKey = tuple[int, dt.date]
+_MARKS_PER_DELETE = 5000  # bound on the parameters of one statement
 _FIGURES = [
     "sessions", "needs_review", "reviewed", "score_missing", "score_buckets", "cube", "aiops_failures",
     "verifier_right", "verifier_wrong", "reviews",
@@ -35,18 +38,23 @@ def session_day_keys(*, session_pks: Iterable[int]) -> set[DayKey]:
     return {session_day_key(project_id=project_id, created_at=created_at) for project_id, created_at in rows}
 
 
-def session_days_refresh(*, keys: Iterable[DayKey]) -> None:
-    """Recompute these (project, day) rows from the sessions, in the caller's transaction.
+def session_days_mark_changed(*, keys: Iterable[DayKey]) -> None:
+    """Mark these (project, day) rollups as changed, in the caller's transaction (one insert)."""
+    SessionDayChange.objects.bulk_create(
+        [SessionDayChange(project_id=project_id, day=day) for project_id, day in sorted(set(keys))]
+    )
 
-    Six statements for one day: lock the rows (an upsert, which creates the missing ones), four
-    counts, write the figures (an upsert again); four more per further day.
-    """
-    keys = sorted(set(keys))
-    if not keys:
+
+def session_days_settle(*, first: dt.date, last: dt.date) -> None:
+    """Recompute the rollups of first..last that changed since they were counted (one query when
+    none did; with changes, six statements for one day and four more per further day)."""
+    marks = list(SessionDayChange.objects.filter(day__gte=first, day__lte=last).values_list("pk", "project_id", "day"))
+    if not marks:
         return
-    with transaction.atomic(savepoint=False):  # part of the caller's transaction, no savepoint of its own
+    keys = sorted({(project_id, day) for _pk, project_id, day in marks})
+    with transaction.atomic():
         # ON CONFLICT DO UPDATE locks each row until commit: the counts below run after any
-        # concurrent refresh of the same day has committed.
+        # concurrent settle of the same day has committed.
         _upsert([SessionDay(project_id=project_id, day=day) for project_id, day in keys], ["sessions"])
         rows = []
         for day in sorted({day for _project_id, day in keys}):
@@ -57,6 +65,12 @@ def session_days_refresh(*, keys: Iterable[DayKey]) -> None:
                 _copy_figures(fresh.get((project_id, day)), row)
                 rows.append(row)
         _upsert(rows, _FIGURES)
+        _marks_delete([pk for pk, _project_id, _day in marks])
+
+
+def _marks_delete(pks: list[int]) -> None:
+    for start in range(0, len(pks), _MARKS_PER_DELETE):
+        SessionDayChange.objects.filter(pk__in=pks[start : start + _MARKS_PER_DELETE]).delete()
 
 
 def _upsert(rows: list[SessionDay], fields: list[str]) -> None:
@@ -73,9 +87,12 @@ def session_days_rebuild(*, first: dt.date, last: dt.date, chunk_days: int = 31)
     while start <= last:
         end = min(last, start + dt.timedelta(days=chunk_days - 1))
         with transaction.atomic():
+            # Marks seen before the counts are settled by them; later ones stay for the next settle.
+            marks = list(SessionDayChange.objects.filter(day__gte=start, day__lte=end).values_list("pk", flat=True))
             rows = session_days_compute(access=Access.to_everything(), first=start, last=end)
             SessionDay.objects.filter(day__gte=start, day__lte=end).delete()
             SessionDay.objects.bulk_create(rows.values(), batch_size=1000)
+            _marks_delete(marks)
         stored += len(rows)
         start = end + dt.timedelta(days=1)
     return stored

@@ -12,7 +12,7 @@ from cases.models import BadCase, BadCaseSource, Case
 from cases.services import bad_case_open_for_session, case_create_from_session
 from diagnosis.models import DiagnosisSession, Feedback
 from diagnosis.selectors import session_get
-from diagnosis.services.session_days import session_day_key, session_days_refresh
+from diagnosis.services.session_days import session_day_key, session_days_mark_changed
 from feedback.models import EndUserVote, FeedbackClient, FeedbackEvent
 from feedback.services.idempotency import (
     StoredAnswer,
@@ -148,7 +148,7 @@ def _vote(
     if session.feedback != value:
         DiagnosisSession.objects.filter(pk=session.pk).update(feedback=value)
         session.feedback = value
-        session_days_refresh(keys=[session_day_key(project_id=session.project_id, created_at=session.created_at)])
+        session_days_mark_changed(keys=[session_day_key(project_id=session.project_id, created_at=session.created_at)])
     event = FeedbackEvent.objects.create(
         session_id=session.pk,
         value=value,

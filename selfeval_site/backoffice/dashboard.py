@@ -1,7 +1,7 @@
 """Reads behind the admin dashboard and the calibration panel, scoped to the projects the user sees.
 
 A range costs a number of days, not of sessions: days before today are read from the per-day
-rollups (`diagnosis.models.SessionDay`, kept exact by the services that change what they count),
+rollups (`diagnosis.models.SessionDay`, recounted here when a service marked a day changed),
 today is counted live from the sessions with the same computation the rollups are stored from
 (`diagnosis.selectors.session_days_compute`). Days are calendar days of TIME_ZONE.
 """
@@ -14,6 +14,7 @@ from django.utils import timezone
 from cases.models import OPEN_BAD_CASE_STATUSES, BadCase, Case, CaseStatus
 from diagnosis.models import Feedback, SessionDay, VerifierVerdict
 from diagnosis.selectors import SCORE_BUCKETS, session_days_compute, session_days_zone, sessions_needing_review
+from diagnosis.services.session_days import session_days_settle
 from selfeval_site.tenancy.access import Access
 
 VERDICTS = [*VerifierVerdict.values, ""]
@@ -136,8 +137,9 @@ class DayFigures:
 
 
 def range_days(*, date_range: DateRange, access: Access) -> list[DayFigures]:
-    """Every day of the range, in order: past days from the rollups (one query), today and any
-    later day counted live (four queries)."""
+    """Every day of the range, in order: past days from the rollups (two queries, after any day
+    that changed since it was counted is recounted), today and any later day counted live (four
+    queries)."""
     today = timezone.now().astimezone(session_days_zone()).date()
     figures = {
         day: DayFigures(day=day)
@@ -145,6 +147,7 @@ def range_days(*, date_range: DateRange, access: Access) -> list[DayFigures]:
     }
     last_stored = min(date_range.end, today - dt.timedelta(days=1))
     if date_range.start <= last_stored:
+        session_days_settle(first=date_range.start, last=last_stored)
         for row in SessionDay.objects.visible_to(access).filter(day__gte=date_range.start, day__lte=last_stored):
             figures[row.day].add(row)
     if date_range.end >= today:

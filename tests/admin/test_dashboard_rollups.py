@@ -7,7 +7,7 @@ from django.core.management import call_command
 from django.template.loader import render_to_string
 from django.urls import reverse
 
-from diagnosis.models import SessionDay
+from diagnosis.models import SessionDay, SessionDayChange
 from selfeval_site.backoffice.charts import Chart, Column, Series
 from selfeval_site.backoffice.dashboard import DateRange, dashboard_get
 from selfeval_site.backoffice.pages import session_list_url_for
@@ -80,7 +80,9 @@ def test_a_past_day_follows_reevaluation_feedback_and_review(reviewer_client, re
 def test_past_days_come_from_the_rollups_and_the_command_rebuilds_them(reviewer_client, project):
     evaluated_session(project, "s-old", verdict="REJECT", created_at=clock.ago(days=5))
     evaluated_session(project, "s-now", verdict="PASS", created_at=clock.ago(seconds=30))
-    SessionDay.objects.all().delete()  # as after a bulk load that bypassed the services
+    # As after a bulk load that bypassed the services: no rollups and no change marks.
+    SessionDay.objects.all().delete()
+    SessionDayChange.objects.all().delete()
 
     board = reviewer_client.get(reverse("admin:index")).context["board"]
     assert board.total == 1  # today is counted live; the past day has no rollup yet
@@ -88,6 +90,22 @@ def test_past_days_come_from_the_rollups_and_the_command_rebuilds_them(reviewer_
     call_command("rollups_rebuild", stdout=open("/dev/null", "w"))  # noqa: SIM115
     board = reviewer_client.get(reverse("admin:index")).context["board"]
     assert (board.total, board.verdicts["REJECT"], board.verdicts["PASS"]) == (2, 1, 1)
+
+
+def test_a_changed_day_is_recounted_when_read_and_its_marks_are_settled(reviewer_client, project):
+    session = evaluated_session(project, "s-old", verdict="PASS", created_at=clock.ago(days=3))
+    reviewer_client.get(reverse("admin:index"))
+    assert not SessionDayChange.objects.exists()  # the read settled the marks of ingestion and evaluation
+    stored = SessionDay.objects.get(project=project)
+    assert stored.sessions == 1
+
+    feedback_of(session, "not_useful")  # a later change to a past day writes a mark, not the rollup
+    assert SessionDayChange.objects.filter(project=project, day=stored.day).exists()
+    assert SessionDay.objects.get(pk=stored.pk).cube == stored.cube
+
+    board = reviewer_client.get(reverse("admin:index")).context["board"]
+    assert board.totals.not_useful == 1
+    assert not SessionDayChange.objects.exists()
 
 
 def test_figures_are_per_project(project, other_project):

@@ -99,8 +99,8 @@ def test_statements_per_aiops_evaluation_are_constant(project, django_assert_num
     session = session_ingest(project, diagnosis_payload("a-1", mode="aiops", aiops_failure=failure))
     session_evaluate(session_pk=session.pk)
 
-    # The chat session's 20 (test_evaluation.py) + the stale-check DELETE and the check upsert.
-    with django_assert_num_queries(22):
+    # The chat session's 15 (test_evaluation.py) + the stale-check DELETE and the check upsert.
+    with django_assert_num_queries(17):
         session_evaluate(session_pk=session.pk)
 
 

@@ -269,9 +269,9 @@ def test_ingestion_query_count_is_independent_of_invocations(api, settings, coun
     assert len(create) == EXPECTED_CREATE_QUERIES, [q["sql"][:80] for q in create.captured_queries]
 
 
-# ... + the day rollup's refresh: lock, four counts, write
-EXPECTED_REPLACE_QUERIES = 15
-EXPECTED_CREATE_QUERIES = 13
+# ... + the day's change mark (one insert)
+EXPECTED_REPLACE_QUERIES = 10
+EXPECTED_CREATE_QUERIES = 8
 
 
 @pytest.mark.parametrize("rows", [1, 30])

@@ -430,9 +430,9 @@ def test_statements_of_a_buffering_export_do_not_grow_with_its_spans(api, api_ke
     # INSERT spans, UPDATE traces, release
     with django_assert_num_queries(7):
         assert export(api, protobuf_body(children[1:])).status_code == 200
-    # ... plus reading the trace's spans and session_upsert's own eleven (savepoint, lock, INSERT
-    # session, INSERT steps, the day rollup's six, release), whatever the number of spans
-    with django_assert_num_queries(19):
+    # ... plus reading the trace's spans and session_upsert's own six (savepoint, lock, INSERT
+    # session, INSERT steps, the day's change mark, release), whatever the number of spans
+    with django_assert_num_queries(14):
         assert export(api, protobuf_body(root)).status_code == 200
     assert DiagnosisSession.objects.get().steps.count() == 40
 
@@ -443,8 +443,8 @@ def test_statements_of_a_whole_trace_in_one_request(api, recorder, django_assert
     export(api, b"")  # the key is verified and cached once
 
     # savepoint, INSERT trace ON CONFLICT, SELECT ... FOR UPDATE, INSERT spans (a new trace has no
-    # stored span to look up or read back), session_upsert's thirteen (savepoint, lock, INSERT session,
-    # steps, invocations, evidence refs, the day rollup's six, release), UPDATE trace, release
-    with django_assert_num_queries(19):
+    # stored span to look up or read back), session_upsert's eight (savepoint, lock, INSERT session,
+    # steps, invocations, evidence refs, the day's change mark, release), UPDATE trace, release
+    with django_assert_num_queries(14):
         assert export(api, body).status_code == 200
     assert DiagnosisSession.objects.get().invocations.count() == 3
