@@ -21,6 +21,7 @@ from evolution.models import (
     VerificationThresholds,
 )
 from evolution.services.thresholds import thresholds_update
+from selfeval_site.adminkit.content import markdown_html
 from selfeval_site.adminkit.paging import CappedCountPaginator
 
 
@@ -302,12 +303,12 @@ class VerificationLogAdmin(admin.ModelAdmin):
     @admin.display(description=_("old and new answers"))
     def answers_display(self, obj: VerificationLog) -> str:
         return format_html(
-            '<div class="se-evo-answers"><section><h3>{}</h3><div class="se-pre">{}</div></section>'
-            '<section><h3>{}</h3><div class="se-pre">{}</div></section></div>',
+            '<div class="se-evo-answers"><section><h3>{}</h3><div class="se-markdown">{}</div></section>'
+            '<section><h3>{}</h3><div class="se-markdown">{}</div></section></div>',
             _("Old answer"),
-            obj.old_response or "—",
+            markdown_html(obj.old_response) if obj.old_response else "—",
             _("New answer"),
-            obj.new_response or "—",
+            markdown_html(obj.new_response),
         )
 
 

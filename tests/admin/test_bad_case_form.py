@@ -154,3 +154,19 @@ def test_a_refused_save_stays_on_the_form(reviewer_client, reviewer, project):
     assert response["Location"] == url  # reopening is refused: the reviewer stays to see why
     assert BadCase.objects.get(pk=closed.pk).status == BadCaseStatus.FIXED
     assert any("another open bad case" in str(m) for m in response.wsgi_request._messages)
+
+
+def test_the_panel_renders_the_answer_as_sanitised_markdown(reviewer_client, project):
+    session = evaluated_session(
+        project,
+        "s-markdown",
+        verdict="REJECT",
+        answer="## 根因\n- order-service 的 5xx 错误率升至 25%\n\n[x](javascript:alert(1)) <img src=x onerror=alert(1)>",
+    )
+    bad_case = BadCase.objects.get(session=session)
+
+    html = reviewer_client.get(change_url(bad_case)).content.decode()
+
+    answer = html[html.index('class="se-markdown se-answer"') :].split("</div>")[0]
+    assert "<h2>根因</h2>" in answer and "<li>order-service" in answer
+    assert 'href="javascript' not in answer and "<img" not in answer and "&lt;img" in answer
