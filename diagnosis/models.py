@@ -299,6 +299,9 @@ class ClaimCheck(models.Model):
     verdict = models.CharField(max_length=16, choices=ClaimVerdict.choices, verbose_name=_("verdict"))
     judge = models.CharField(max_length=64, verbose_name=_("judge"))
     rationale = models.TextField(blank=True, verbose_name=_("rationale"))
+    # The rationale's `diagnosis.messages` code and parameters: the admin shows it translated.
+    rationale_code = models.CharField(max_length=64, blank=True, verbose_name=_("rationale code"))
+    rationale_params = models.JSONField(default=dict, blank=True, verbose_name=_("rationale parameters"))
     facts = models.JSONField(default=list, blank=True, verbose_name=_("facts checked"))
     bindings = models.JSONField(
         default=list,
@@ -366,6 +369,8 @@ class AiOpsCheck(models.Model):
     severity = models.CharField(max_length=16, choices=AiOpsCheckSeverity.choices, verbose_name=_("severity"))
     applicable = models.BooleanField(default=True, verbose_name=_("applicable"))
     reason = models.TextField(blank=True, verbose_name=_("reason"))
+    reason_code = models.CharField(max_length=64, blank=True, verbose_name=_("reason code"))
+    reason_params = models.JSONField(default=dict, blank=True, verbose_name=_("reason parameters"))
 
     class Meta:
         verbose_name = _("AIOps check")

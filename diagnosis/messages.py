@@ -1,0 +1,240 @@
+"""Machine text: the one table of the messages the producers write, each a code with named parameters.
+
+A producer builds a `Message` (`message(code, **params)`); its layer stores the English text (for
+API clients, as before) beside the code and the parameters: `{"reason": "call inv-2 failed",
+"reason_code": "gatekeeper.ref_from_failed_call", "reason_params": {"invocation": "inv-2"}}`.
+The English text is formatted from this table, so text and code never disagree.
+
+The admin renders the code through gettext (`message_render`): the table's format string is the
+msgid (marked with `gettext_noop`, translated in the .po), its named parameters are filled in, and
+the parameters the table marks as labels (statuses, categories, ...) are translated through
+`LABELS`. An unknown code, or a translation that does not format, shows the stored English text.
+A parameter may itself be a message (a judge's rationale inside the cascade's), stored as
+`{"code": ..., "params": ...}`; a list parameter is joined with ", ".
+"""
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from django.utils.translation import gettext_noop
+
+from diagnosis.constants import AiOpsVerdict, ClaimVerdict, VerifierVerdict
+
+
+class Spec(NamedTuple):
+    template: str  # str.format with named parameters
+    labels: tuple[str, ...] = ()  # parameters whose values are `LABELS` keys
+
+
+_SUMMARY = "{supported}/{total} claims supported, groundedness {groundedness:.2f}"
+
+MESSAGES: dict[str, Spec] = {
+    # gatekeeper: one reason per binding status
+    "gatekeeper.no_evidence": Spec(gettext_noop("the query retrieved no matching evidence")),
+    "gatekeeper.ref_not_found": Spec(gettext_noop("no evidence ref or call has this id")),
+    "gatekeeper.ref_from_failed_call": Spec(gettext_noop("call {invocation} failed")),
+    "gatekeeper.empty_excerpt": Spec(gettext_noop("empty excerpt")),
+    "gatekeeper.excerpt_mismatch": Spec(gettext_noop("excerpt does not occur in the ref content")),
+    "gatekeeper.verified": Spec(gettext_noop("excerpt found in the ref content")),
+    # verifier: a claim decided before any judge
+    "claim.no_binding": Spec(gettext_noop("the claim cites no evidence")),
+    "claim.absence_no_evidence": Spec(
+        gettext_noop("absence claim bound only to $.no_evidence: retrieving nothing does not prove absence")
+    ),
+    "claim.no_evidence": Spec(gettext_noop("bound only to $.no_evidence: no evidence was retrieved for it")),
+    "claim.gatekeeper_failed": Spec(
+        gettext_noop("no cited evidence passed the gatekeeper ({statuses})"), labels=("statuses",)
+    ),
+    # judges
+    "judge.nothing_aligned": Spec(gettext_noop("nothing in the claim could be aligned to the evidence")),
+    "judge.conflict": Spec(gettext_noop("located conflict: {conflicts} | units: {units}")),
+    "judge.unaligned": Spec(gettext_noop("not in the evidence: {missing} | units: {units}")),
+    "judge.structure": Spec(gettext_noop("aligned, but {issues} | units: {units}")),
+    "judge.aligned": Spec(gettext_noop("every unit aligned | units: {units}")),
+    "judge.llm": Spec("{rationale}"),  # the LLM's own words, in its language
+    "judge.llm_fallback": Spec(gettext_noop("LLM judge unavailable ({reason}); {judge} fallback: {rationale}")),
+    "judge.escalated": Spec(gettext_noop("{rationale} [escalated by the {judge} judge: {first}]")),
+    # verifier: the session verdict
+    "verifier.no_claims": Spec(gettext_noop("no claim could be judged")),
+    "verifier.summary": Spec(gettext_noop(_SUMMARY)),
+    "verifier.critical_contradicted": Spec(
+        gettext_noop(_SUMMARY + "; critical claim contradicted by evidence: {claims}")
+    ),
+    "verifier.below_reject": Spec(gettext_noop(_SUMMARY + "; below the reject threshold {threshold}")),
+    "verifier.needs_evidence": Spec(gettext_noop(_SUMMARY + "; claims needing evidence: {claims}")),
+    "verifier.below_pass": Spec(gettext_noop(_SUMMARY + "; below the pass threshold {threshold}")),
+    "verifier.needs_evidence_below_pass": Spec(
+        gettext_noop(_SUMMARY + "; claims needing evidence: {claims}; below the pass threshold {threshold}")
+    ),
+    "verifier.executor_output_unreadable": Spec(
+        gettext_noop("{rationale}: executor output {status} ({errors})"), labels=("status",)
+    ),
+    # executor output parse fallback
+    "executor_output.missing": Spec(gettext_noop("structured executor output missing")),
+    "executor_output.invalid": Spec(gettext_noop("structured executor output invalid")),
+    # composer: retry context
+    "composer.executor_output_missing": Spec(gettext_noop("executor output missing")),
+    "composer.executor_output_invalid": Spec(gettext_noop("executor output invalid")),
+    "composer.executor_output_valid": Spec(gettext_noop("executor output valid")),
+    "composer.rerun_executor": Spec(
+        gettext_noop("re-run the executor and return executor_evidence_v2 claims bound to evidence refs")
+    ),
+    "composer.claims_need_evidence": Spec(gettext_noop("claims need more evidence")),
+    "composer.cited_call_failed": Spec(gettext_noop("the cited call failed")),
+    "composer.category_evidence": Spec(gettext_noop("{category} evidence for the claim"), labels=("category",)),
+    # rule evaluation: one detail per rule
+    "rule.execution_failed": Spec(gettext_noop("session status is FAILED")),
+    "rule.no_tool_call": Spec(gettext_noop("no tool was called")),
+    "rule.has_successful_tool_call": Spec(gettext_noop("{succeeded}/{total} calls succeeded")),
+    "rule.l0_exact_match": Spec(gettext_noop("L0 exact hit")),
+    "rule.l1_semantic_match": Spec(gettext_noop("L1 semantic hit, no L0")),
+    "rule.retrieval_no_hit": Spec(gettext_noop("{count} retrieval calls, no L0/L1 hit")),
+    "rule.all_tool_calls_failed": Spec(gettext_noop("all {count} calls failed")),
+    # AIOps rule checks
+    "aiops.report_present": Spec(gettext_noop("the final report is present")),
+    "aiops.no_report": Spec(gettext_noop("no final report")),
+    "aiops.names_alert": Spec(gettext_noop("the report names the input alert ({named})")),
+    "aiops.names_neither": Spec(
+        gettext_noop("the report names neither the alert service {service!r} nor the alert {alert!r}")
+    ),
+    "aiops.not_payload_mode": Spec(gettext_noop("no input alert (not payload mode)")),
+    "aiops.evidence_succeeded": Spec(gettext_noop("at least one evidence tool call succeeded")),
+    "aiops.no_evidence_succeeded": Spec(gettext_noop("no evidence tool call succeeded")),
+    "aiops.category_succeeded": Spec(
+        gettext_noop("{succeeded}/{called} {category} calls succeeded"), labels=("category",)
+    ),
+    "aiops.category_all_failed": Spec(gettext_noop("all {called} {category} calls failed"), labels=("category",)),
+    "aiops.category_not_called": Spec(
+        gettext_noop("no {category} tool was called (tools: {tools})"), labels=("category",)
+    ),
+    "aiops.no_input_alert": Spec(gettext_noop("no input alert")),
+    "aiops.no_other_alert": Spec(gettext_noop("no other active alert")),
+    "aiops.main_is_input": Spec(gettext_noop("the report's main diagnosis is about the input alert")),
+    "aiops.main_is_other": Spec(gettext_noop("the report's main diagnosis is about another active alert ({named})")),
+    "aiops.no_other_is_main": Spec(gettext_noop("no other active alert is the main diagnosis object")),
+}
+
+# The machine literals the admin shows (stored values, codes and names), with their labels.
+LABELS: dict[str, str] = {
+    VerifierVerdict.PASS: gettext_noop("Pass"),
+    VerifierVerdict.LOW_CONFID: gettext_noop("Low confidence"),
+    VerifierVerdict.REJECT: gettext_noop("Reject"),
+    AiOpsVerdict.WARN: gettext_noop("Warn"),
+    AiOpsVerdict.FAIL: gettext_noop("Fail"),
+    ClaimVerdict.SUPPORTED: gettext_noop("Supported"),
+    ClaimVerdict.UNSUPPORTED: gettext_noop("Unsupported"),
+    ClaimVerdict.CONTRADICTED: gettext_noop("Contradicted"),
+    ClaimVerdict.NO_EVIDENCE: gettext_noop("No evidence"),
+    # gatekeeper binding statuses (NO_EVIDENCE is shared with the claim verdict)
+    "VERIFIED": gettext_noop("Verified"),
+    "REF_NOT_FOUND": gettext_noop("Ref not found"),
+    "REF_FROM_FAILED_CALL": gettext_noop("Ref from a failed call"),
+    "EXCERPT_MISMATCH": gettext_noop("Excerpt mismatch"),
+    # fact check statuses
+    "STATED": gettext_noop("stated"),
+    "MISMATCH": gettext_noop("mismatch"),
+    "ABSENT": gettext_noop("absent"),
+    # executor output parse statuses
+    "VALID": gettext_noop("valid"),
+    "INVALID": gettext_noop("invalid"),
+    "MISSING": gettext_noop("missing"),
+    # fact kinds
+    "identifier": gettext_noop("identifier"),
+    "number": gettext_noop("number"),
+    "quantity": gettext_noop("quantity"),
+    "error_code": gettext_noop("error code"),
+    "negation": gettext_noop("negation"),
+    "quoted": gettext_noop("quoted text"),
+    "time": gettext_noop("time"),
+    "ip": gettext_noop("IP address"),
+    # AIOps tool categories
+    "knowledge": gettext_noop("knowledge"),
+    "logs": gettext_noop("logs"),
+    "metrics": gettext_noop("metrics"),
+    # rule factors
+    "execution_failed": gettext_noop("Execution failed"),
+    "no_tool_call": gettext_noop("No tool call"),
+    "has_successful_tool_call": gettext_noop("A tool call succeeded"),
+    "l0_exact_match": gettext_noop("L0 exact match"),
+    "l1_semantic_match": gettext_noop("L1 semantic match"),
+    "retrieval_no_hit": gettext_noop("Retrieval without a hit"),
+    "all_tool_calls_failed": gettext_noop("All tool calls failed"),
+    # AIOps checks
+    "final_report_present": gettext_noop("Final report present"),
+    "focuses_on_input_alert": gettext_noop("Focuses on the input alert"),
+    "evidence_tools_succeeded": gettext_noop("An evidence tool succeeded"),
+    "evidence_knowledge": gettext_noop("Knowledge lookup"),
+    "evidence_logs": gettext_noop("Log query"),
+    "evidence_metrics": gettext_noop("Metric query"),
+    "unrelated_alerts_not_main_object": gettext_noop("Unrelated alerts not the main object"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    code: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        """The English text, as stored."""
+        return message_render(self.code, self.json(), fallback="")
+
+    def fields(self, name: str) -> dict[str, Any]:
+        """The stored fields of this message as `<name>`: its text, `<name>_code`, `<name>_params`."""
+        return {name: self.text, f"{name}_code": self.code, f"{name}_params": self.json()}
+
+    def json(self) -> dict[str, Any]:
+        """The parameters as stored: a nested message becomes {"code", "params"}."""
+        return {key: _param_json(value) for key, value in self.params.items()}
+
+
+def _param_json(value: Any) -> Any:
+    if isinstance(value, Message):
+        return {"code": value.code, "params": value.json()}
+    return list(value) if isinstance(value, tuple) else value
+
+
+def message(code: str, **params: Any) -> Message:
+    """A message of the table; raises KeyError for a code it lacks (a producer's bug)."""
+    if code not in MESSAGES:
+        raise KeyError(f"unknown message code {code!r}")
+    return Message(code, params)
+
+
+def label_render(value: Any, *, translate: Callable[[str], str]) -> str:
+    """A machine literal's label (`LABELS`), translated; anything else as it is."""
+    text = "" if value is None else str(value)
+    return translate(LABELS[text]) if text in LABELS else text
+
+
+def message_render(
+    code: str, params: Mapping[str, Any] | None, *, fallback: str, translate: Callable[[str], str] | None = None
+) -> str:
+    """The message `code` with `params`: translated by `translate` (gettext), its label parameters
+    too; without it, the English text as stored (label parameters as they are).
+
+    `fallback` (the stored English text) when the code is unknown or the parameters do not fit.
+    """
+    spec = MESSAGES.get(code or "")
+    if spec is None or not isinstance(params, Mapping):
+        return fallback
+
+    def shown(key: str, value: Any) -> Any:
+        return label_render(value, translate=translate) if translate and key in spec.labels else value
+
+    values = {}
+    for key, value in params.items():
+        if isinstance(value, Mapping) and "code" in value:
+            value = message_render(value["code"], value.get("params"), fallback="", translate=translate)
+        elif isinstance(value, list | tuple):
+            value = ", ".join(str(shown(key, item)) for item in value)
+        else:
+            value = shown(key, value)
+        values[key] = value
+    template = translate(spec.template) if translate else spec.template
+    try:
+        return template.format_map(values)
+    except (KeyError, IndexError, ValueError, TypeError):
+        return fallback
