@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from django.utils.translation import gettext_noop
+from django.utils.translation import gettext, gettext_noop
 
 from diagnosis.constants import AiOpsVerdict, ClaimVerdict, VerifierVerdict
 
@@ -168,6 +168,15 @@ LABELS: dict[str, str] = {
     "evidence_logs": gettext_noop("Log query"),
     "evidence_metrics": gettext_noop("Metric query"),
     "unrelated_alerts_not_main_object": gettext_noop("Unrelated alerts not the main object"),
+    # judges (the LLM judge is named by its model: "llm:<model>")
+    "rule": gettext_noop("rule"),
+    "deterministic": gettext_noop("deterministic"),
+    "cascade": gettext_noop("cascade"),
+    # composer modes
+    "full": gettext_noop("full answer"),
+    "low_confidence": gettext_noop("low confidence"),
+    "degraded": gettext_noop("degraded"),
+    "unverified": gettext_noop("unverified"),
 }
 
 
@@ -238,3 +247,13 @@ def message_render(
         return template.format_map(values)
     except (KeyError, IndexError, ValueError, TypeError):
         return fallback
+
+
+def machine_label(value: Any) -> str:
+    """A machine literal as the admin shows it, in the active language."""
+    return label_render(value, translate=gettext)
+
+
+def machine_text(code: str, params: Mapping[str, Any] | None, fallback: str) -> str:
+    """A stored message as the admin shows it, in the active language (`fallback`: its stored text)."""
+    return message_render(code, params, fallback=fallback, translate=gettext)

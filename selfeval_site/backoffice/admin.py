@@ -24,6 +24,7 @@ from django.utils.translation import gettext_lazy as _
 from cases import services as case_services
 from cases.models import BadCase, BadCaseSource, Case
 from diagnosis.admin import HEAVY_SESSION_FIELDS
+from diagnosis.messages import machine_label
 from diagnosis.models import (
     AiOpsCheck,
     AiOpsVerdict,
@@ -63,7 +64,7 @@ class AiOpsFailedCheckFilter(admin.SimpleListFilter):
     def lookups(self, request, model_admin):
         # Only the chosen check: the dashboard names the others, with their counts.
         value = self.value()
-        return [(value, value)] if value else []
+        return [(value, machine_label(value))] if value else []
 
     def queryset(self, request, queryset):
         name = self.value()
@@ -147,7 +148,7 @@ class DiagnosisSessionAdmin(
         "groundedness",
         "aiops",
         "feedback",
-        "needs_review",
+        "needs_review_display",
         "created",
     ]
     list_display_links = ["session_id"]
@@ -250,6 +251,11 @@ class DiagnosisSessionAdmin(
     @admin.display(description=_("AIOps"), ordering="aiops_verdict")
     def aiops(self, obj):
         return verdict_badge(obj.aiops_verdict, obj.get_aiops_verdict_display())
+
+    # A GeneratedField is not shown as a boolean by the admin: its value would read True / False.
+    @admin.display(description=_("needs review"), boolean=True, ordering="needs_review")
+    def needs_review_display(self, obj):
+        return obj.needs_review
 
     @admin.display(description=_("groundedness"), ordering="groundedness_score")
     def groundedness(self, obj):
