@@ -29,6 +29,7 @@ from diagnosis.models import (
     AiOpsCheck,
     AiOpsVerdict,
     DiagnosisSession,
+    ReviewJudgement,
 )
 from diagnosis.selectors import session_has_claim_and_source, session_text_search
 from diagnosis.services import evaluation
@@ -353,6 +354,7 @@ class DiagnosisSessionAdmin(
             "can_record_miscitation": self.has_record_miscitation_permission(request),
             "verdict_badge": verdict_badge(session.verifier_verdict, session.get_verifier_verdict_display()),
             "aiops_badge": verdict_badge(session.aiops_verdict, session.get_aiops_verdict_display()),
+            "review_judgement": dict(ReviewJudgement.choices).get(session.review_judgement, session.review_judgement),
             "preserved_filters": self.get_preserved_filters(request),
             "list_context": list_context,
             "assignment": getattr(session, "triage_assignment", None),

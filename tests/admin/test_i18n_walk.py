@@ -20,6 +20,7 @@ from cases.services.bad_cases import bad_case_update
 from cases.services.library import case_approve, case_reject
 from diagnosis import constants
 from diagnosis.messages import LABELS, MESSAGES
+from diagnosis.models import Feedback, ReviewJudgement
 from diagnosis.services.producers.gatekeeper import STATUSES
 from evolution.services.verification import evolution_verify
 from tests.factories import (
@@ -64,6 +65,7 @@ def _machine_strings() -> tuple[set[str], set[str]]:
     codes |= set(STATUSES)
     codes |= {key for key in LABELS if key.isupper() or "_" in key}
     codes |= {"True", "False", "None", "deterministic"}
+    codes |= {str(value) for value in (*ReviewJudgement.values, *Feedback.values) if "_" in value}
     phrases = {"Bad case", "verdict right?:", "吗？:", "Case library › Case library", "案例库 › 案例库"}
     phrases |= {fragment for spec in MESSAGES.values() for fragment in _literal_fragments(spec.template)}
     phrases |= set(LABELS.values())
