@@ -91,6 +91,8 @@ MESSAGES: dict[str, Spec] = {
     "rule.l1_semantic_match": Spec(gettext_noop("L1 semantic hit, no L0")),
     "rule.retrieval_no_hit": Spec(gettext_noop("{count} retrieval calls, no L0/L1 hit")),
     "rule.all_tool_calls_failed": Spec(gettext_noop("all {count} calls failed")),
+    # seed_demo --bulk-only: the verdict of a scenario, no judge ran
+    "demo.bulk_verdict": Spec(gettext_noop("demo data (bulk mode): verdict set by the generator, not by a judge")),
     # AIOps rule checks
     "aiops.report_present": Spec(gettext_noop("the final report is present")),
     "aiops.no_report": Spec(gettext_noop("no final report")),

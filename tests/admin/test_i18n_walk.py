@@ -201,3 +201,17 @@ def test_the_known_set_is_taken_from_the_code():
     assert english_machine_text("<p>裁决 LOW_CONFID</p><pre>LOW_CONFID</pre>", codes, phrases) == [
         "LOW_CONFID «裁决 LOW_CONFID»"
     ]
+
+
+def test_the_inspector_translates_a_rationale_and_shows_an_older_one_as_stored(reviewer_client, project):
+    session = evaluated_session(project, "s-low", verdict="LOW_CONFID")
+    older = session.claim_checks.get(claim_id="c1")
+    older.rationale, older.rationale_code = "stored before codes existed", ""
+    older.save()
+    url = reverse("admin:diagnosis_diagnosissession_change", args=[session.pk])
+
+    html = reviewer_client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+
+    assert "引用的证据均未通过守门校验（摘录不匹配）" in html  # c2, from its code
+    assert "stored before codes existed" in html  # c1, as stored
+    assert "1/2 条论断有支撑，证据支撑度 0.67；低于通过阈值 0.8" in html
