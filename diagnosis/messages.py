@@ -25,6 +25,7 @@ from diagnosis.constants import AiOpsVerdict, ClaimVerdict, VerifierVerdict
 class Spec(NamedTuple):
     template: str  # str.format with named parameters
     labels: tuple[str, ...] = ()  # parameters whose values are `LABELS` keys
+    sep: str = ", "  # between the items of a list parameter
 
 
 _SUMMARY = "{supported}/{total} claims supported, groundedness {groundedness:.2f}"
@@ -48,11 +49,75 @@ MESSAGES: dict[str, Spec] = {
     ),
     # judges
     "judge.nothing_aligned": Spec(gettext_noop("nothing in the claim could be aligned to the evidence")),
-    "judge.conflict": Spec(gettext_noop("located conflict: {conflicts} | units: {units}")),
-    "judge.unaligned": Spec(gettext_noop("not in the evidence: {missing} | units: {units}")),
-    "judge.structure": Spec(gettext_noop("aligned, but {issues} | units: {units}")),
-    "judge.aligned": Spec(gettext_noop("every unit aligned | units: {units}")),
+    # the deterministic judge: `units` lists every unit (a "unit.*" message each), `more` is "; …"
+    # when some were left out
+    "judge.conflict": Spec(gettext_noop("located conflict: {conflicts} | units: {units}{more}"), sep="; "),
+    "judge.unaligned": Spec(gettext_noop("not in the evidence: {missing} | units: {units}{more}"), sep="; "),
+    "judge.structure": Spec(gettext_noop("aligned, but {issues} | units: {units}{more}"), sep="; "),
+    "judge.aligned": Spec(gettext_noop("every unit aligned | units: {units}{more}"), sep="; "),
     "judge.llm": Spec("{rationale}"),  # the LLM's own words, in its language
+    # the deterministic judge's units: a word of the claim or a check of its clause, and the detail
+    "unit.word": Spec(gettext_noop("{text}: {detail}")),
+    "unit.check": Spec(gettext_noop("{text}: {detail}"), labels=("text",)),
+    "unit.word_status": Spec(gettext_noop("{text}: {status} ({detail})"), labels=("status",)),
+    "unit.check_status": Spec(gettext_noop("{text}: {status} ({detail})"), labels=("text", "status")),
+    "unit.in_negation": Spec(gettext_noop("stated inside a negation («{clause}»)")),
+    "unit.where": Spec(gettext_noop("{how} «{word}»"), labels=("how",)),
+    "unit.how": Spec("{how}", labels=("how",)),
+    "unit.antonym_nearby": Spec(gettext_noop("antonym: «{word}» stands by the claim's words in «{clause}»")),
+    "unit.failed_search": Spec(
+        gettext_noop("the evidence only reports a failed search («{clause}»): not found is not absent")
+    ),
+    "unit.antonym_states": Spec(gettext_noop("antonym: evidence «{clause}» states «{word}»")),
+    "unit.negation": Spec(gettext_noop("negation: the evidence {said} it in «{clause}»"), labels=("said",)),
+    "unit.opposite_polarity": Spec(gettext_noop("stated only with the opposite polarity elsewhere")),
+    "unit.named_by_ref": Spec(gettext_noop("named by the cited ref")),
+    "unit.causal_link": Spec(gettext_noop("the evidence states a causal link")),
+    "unit.no_causal_link": Spec(gettext_noop("the evidence states no causal link")),
+    "unit.converse": Spec(gettext_noop("converse «{word}» (roles checked)")),
+    "unit.direction_says": Spec(gettext_noop("direction: evidence «{clause}» says «{word}»")),
+    "unit.direction_of": Spec(gettext_noop("direction of «{source} -> {target}»")),
+    "unit.direction_goes": Spec(gettext_noop("direction: evidence goes «{source} -> {target}»")),
+    "unit.slot_value": Spec(gettext_noop("{key}: evidence says «{value}» («{clause}»)")),
+    "unit.value_of": Spec(gettext_noop("stated as the value of «{owner}» («{clause}»)")),
+    "unit.another_entity": Spec(gettext_noop("another entity in its place: «{other}» («{clause}»)")),
+    "unit.not_in_evidence": Spec(gettext_noop("not in the cited evidence")),
+    "unit.bounds_only": Spec(gettext_noop("the evidence only bounds or approximates it («{clause}»)")),
+    "unit.other_value": Spec(gettext_noop("other value: evidence says «{value}» («{clause}»)")),
+    "unit.zero_absence": Spec(gettext_noop("zero stated as absence")),
+    "unit.stated_for": Spec(gettext_noop("stated for «{owner}» («{clause}»)")),
+    "unit.stated_for_other": Spec(gettext_noop("stated for «something else» («{clause}»)")),
+    "unit.qualifies": Spec(gettext_noop("the evidence qualifies it: «{clause}»")),
+    "unit.hedges": Spec(gettext_noop("the evidence only hedges («{clause}»)")),
+    "unit.mood": Spec(gettext_noop("the evidence states it only as {mood} («{clause}»)"), labels=("mood",)),
+    "unit.exception": Spec(gettext_noop("the evidence makes an exception («{clause}»)")),
+    "unit.no_frequency": Spec(gettext_noop("the evidence states no frequency («{clause}»)")),
+    "unit.other_frequency": Spec(gettext_noop("another frequency in «{clause}»")),
+    "unit.rank": Spec(gettext_noop("the claim ranks «{head}» {rank}, the evidence {other}")),
+    "unit.quantifier": Spec(
+        gettext_noop("the claim says {want}, the evidence «{clause}» {have}"), labels=("want", "have")
+    ),
+    "unit.roles_from_to": Spec(gettext_noop("from {source} to {target}, evidence «{clause}»")),
+    "unit.roles_swapped": Spec(gettext_noop("{a} / {b} swapped in «{clause}»")),
+    "unit.before_verb": Spec(gettext_noop("«{word}» {verb}, in «{clause}»")),
+    "unit.said_of_not": Spec(gettext_noop("«{clause}» is said of «{said}», not of «{word}»")),
+    "unit.said_of": Spec(gettext_noop("«{word}» is said of «{said}» («{clause}»)")),
+    "unit.arguments_apart": Spec(gettext_noop("its arguments stand by different «{word}» in «{clause}»")),
+    "unit.subject_of_other": Spec(gettext_noop("the subject of another verb or phrase in «{clause}»")),
+    "unit.not_agent": Spec(gettext_noop("after «{word}», not as its agent, in «{clause}»")),
+    "unit.object_of_other": Spec(gettext_noop("the object of another verb in «{clause}»")),
+    "unit.agent_of_other": Spec(gettext_noop("the agent of another verb («by {word}») in «{clause}»")),
+    "unit.says_phrase": Spec(gettext_noop("the evidence says «{words}» («{clause}»)")),
+    "unit.share_only": Spec(gettext_noop("the evidence states only «{share}» of it («{clause}»)")),
+    "unit.another_role": Spec(
+        gettext_noop("another role: the evidence says it {stated}, the claim {wanted} («{clause}»)"),
+        labels=("stated", "wanted"),
+    ),
+    "unit.another_place": Spec(
+        gettext_noop("another place or role in «{clause}» ({stated}, not {wanted})"), labels=("stated", "wanted")
+    ),
+    "unit.elsewhere_only": Spec(gettext_noop("stated only elsewhere; «{other}» holds its place in «{clause}»")),
+    "unit.another_event": Spec(gettext_noop("the evidence names it for another event («{clause}»)")),
     "judge.llm_fallback": Spec(gettext_noop("LLM judge unavailable ({reason}); {judge} fallback: {rationale}")),
     "judge.escalated": Spec(gettext_noop("{rationale} [escalated by the {judge} judge: {first}]")),
     # verifier: the session verdict
@@ -174,6 +239,56 @@ LABELS: dict[str, str] = {
     "rule": gettext_noop("rule"),
     "deterministic": gettext_noop("deterministic"),
     "cascade": gettext_noop("cascade"),
+    # the deterministic judge: unit statuses, checks, how a word aligned, moods, quantifiers
+    "aligned": gettext_noop("aligned"),
+    "unaligned": gettext_noop("unaligned"),
+    "structure": gettext_noop("structure gap"),
+    "conflict": gettext_noop("conflict"),
+    "cause": gettext_noop("cause"),
+    "roles": gettext_noop("roles"),
+    "quantifier": gettext_noop("quantifier"),
+    "modality": gettext_noop("modality"),
+    "mood": gettext_noop("mood"),
+    "frequency": gettext_noop("frequency"),
+    "rank": gettext_noop("rank"),
+    "verbatim": gettext_noop("verbatim"),
+    "lemma": gettext_noop("lemma"),
+    "glossary": gettext_noop("glossary"),
+    "conversion": gettext_noop("conversion"),
+    "substring": gettext_noop("substring"),
+    "antonym": gettext_noop("antonym"),
+    "denies": gettext_noop("denies"),
+    "affirms": gettext_noop("affirms"),
+    "a condition": gettext_noop("a condition"),
+    "a plan, belief, expectation or instruction": gettext_noop("a plan, belief, expectation or instruction"),
+    "an open question (whether)": gettext_noop("an open question (whether)"),
+    "a past state": gettext_noop("a past state"),
+    "a denial or a report shown false": gettext_noop("a denial or a report shown false"),
+    "all": gettext_noop("all"),
+    "most": gettext_noop("most"),
+    "some": gettext_noop("some"),
+    "few": gettext_noop("few"),
+    "none": gettext_noop("none"),
+    "it plainly": gettext_noop("it plainly"),
+    # the roles of a preposition or localizer (judges/cues.py PREPOSITION_CLASS, LOCALIZER_CLASS)
+    "source": gettext_noop("from (source)"),
+    "goal": gettext_noop("to (goal)"),
+    "above": gettext_noop("above"),
+    "under": gettext_noop("under"),
+    "on": gettext_noop("on"),
+    "inside": gettext_noop("inside"),
+    "outside": gettext_noop("outside"),
+    "before": gettext_noop("before"),
+    "after": gettext_noop("after"),
+    "near": gettext_noop("near"),
+    "behind": gettext_noop("behind"),
+    "left": gettext_noop("left of"),
+    "right": gettext_noop("right of"),
+    "against": gettext_noop("against"),
+    "for": gettext_noop("for"),
+    "with": gettext_noop("with"),
+    "without": gettext_noop("without"),
+    "does not": gettext_noop("does not"),
     # composer modes
     "full": gettext_noop("full answer"),
     "low_confidence": gettext_noop("low confidence"),
@@ -204,7 +319,7 @@ class Message:
 def _param_json(value: Any) -> Any:
     if isinstance(value, Message):
         return {"code": value.code, "params": value.json()}
-    return list(value) if isinstance(value, tuple) else value
+    return [_param_json(item) for item in value] if isinstance(value, list | tuple) else value
 
 
 def message(code: str, **params: Any) -> Message:
@@ -233,17 +348,16 @@ def message_render(
         return fallback
 
     def shown(key: str, value: Any) -> Any:
+        if isinstance(value, Mapping) and "code" in value:
+            return message_render(value["code"], value.get("params"), fallback="", translate=translate)
         return label_render(value, translate=translate) if translate and key in spec.labels else value
 
-    values = {}
-    for key, value in params.items():
-        if isinstance(value, Mapping) and "code" in value:
-            value = message_render(value["code"], value.get("params"), fallback="", translate=translate)
-        elif isinstance(value, list | tuple):
-            value = ", ".join(str(shown(key, item)) for item in value)
-        else:
-            value = shown(key, value)
-        values[key] = value
+    values = {
+        key: spec.sep.join(str(shown(key, item)) for item in value)
+        if isinstance(value, list | tuple)
+        else shown(key, value)
+        for key, value in params.items()
+    }
     template = translate(spec.template) if translate else spec.template
     try:
         return template.format_map(values)

@@ -67,7 +67,7 @@ class DeterministicJudge:
                 units.extend(clause_checks(alignment))
                 units.extend(roles_check(alignment, evidence))
         if is_causal(item.text) and not causal:
-            units.append(Unit("cause", "unaligned", "the evidence states no causal link"))
+            units.append(Unit("cause", "unaligned", message("unit.no_causal_link")))
         return self._verdict(units)
 
     def _align(self, clause: Clause, evidence: list[Clause], causal: bool) -> Alignment:
@@ -95,25 +95,22 @@ class DeterministicJudge:
         return Alignment(clause, home, hits, rivals, causal)
 
     def _verdict(self, units: list[Unit]) -> Judgement:
-        shown = "; ".join(u.shown for u in units[:MAX_SHOWN]) + ("; …" if len(units) > MAX_SHOWN else "")
+        shown = {"units": [u.shown() for u in units[:MAX_SHOWN]], "more": "; …" if len(units) > MAX_SHOWN else ""}
         conflicts = [u for u in units if u.status == "conflict"]
         unaligned = [u for u in units if u.status == "unaligned"]
         structure = [u for u in units if u.status == "structure"]
         if not units:
             return Judgement(UNSUPPORTED, message("judge.nothing_aligned"), self.name, basis=UNALIGNED)
         if conflicts:
-            what = "; ".join(f"{u.text}: {u.detail}" for u in conflicts)
-            why = message("judge.conflict", conflicts=what, units=shown)
+            why = message("judge.conflict", conflicts=[u.described() for u in conflicts], **shown)
             return Judgement(CONTRADICTED, why, self.name, basis=CONFLICT)
         if unaligned:
-            why = message("judge.unaligned", missing=", ".join(u.text for u in unaligned), units=shown)
+            why = message("judge.unaligned", missing=", ".join(u.text for u in unaligned), **shown)
             return Judgement(UNSUPPORTED, why, self.name, basis=UNALIGNED)
         if structure:
-            what = "; ".join(f"{u.text}: {u.detail}" for u in structure)
-            return Judgement(
-                UNSUPPORTED, message("judge.structure", issues=what, units=shown), self.name, basis=STRUCTURE
-            )
-        return Judgement(SUPPORTED, message("judge.aligned", units=shown), self.name, basis=ALIGNED)
+            why = message("judge.structure", issues=[u.described() for u in structure], **shown)
+            return Judgement(UNSUPPORTED, why, self.name, basis=STRUCTURE)
+        return Judgement(SUPPORTED, message("judge.aligned", **shown), self.name, basis=ALIGNED)
 
 
 def content_units(clause: Clause) -> list[Token]:

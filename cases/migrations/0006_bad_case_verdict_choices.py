@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('cases', '0004_project_in_tenancy'),
+        ('cases', '0005_bad_case_miscited_evidence'),
     ]
 
     operations = [
