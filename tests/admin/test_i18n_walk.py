@@ -71,9 +71,11 @@ def _machine_strings() -> tuple[set[str], set[str]]:
     phrases |= set(LABELS.values())
     # One-word labels ("logs", "stated") are common in user content: their translation is held by
     # test_every_machine_label_and_message_is_translated instead.
+    phrases |= {str(config.verbose_name) for config in apps.get_app_configs() if config.label in OUR_APPS}
     for model in apps.get_models():
         if model._meta.app_label not in OUR_APPS:
             continue
+        phrases |= {str(model._meta.verbose_name), str(model._meta.verbose_name_plural)}
         for field in model._meta.get_fields():
             for _value, label in getattr(field, "choices", None) or ():
                 phrases.add(str(label))
