@@ -448,7 +448,7 @@ class BadCaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
 
     @admin.display(description=_("verdict when opened"), ordering="verifier_verdict")
     def verdict_display(self, obj):
-        return verdict_badge(obj.verifier_verdict, obj.verifier_verdict)
+        return verdict_badge(obj.verifier_verdict, obj.get_verifier_verdict_display())
 
     def save_model(self, request, obj, form, change):
         """Triage edits go through bad_case_update (permission, closed_at, one open per session)."""

@@ -5,9 +5,10 @@ import uuid
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from diagnosis.models import DiagnosisSession, FailureAttribution
+from diagnosis.models import DiagnosisSession, FailureAttribution, VerifierVerdict
 from selfeval_site.tenancy.access import TenantQuerySet
 from selfeval_site.tenancy.models import Project
 
@@ -197,7 +198,11 @@ class BadCase(models.Model):
     )
     notes = models.TextField(blank=True, verbose_name=_("notes"))
     verifier_verdict = models.CharField(
-        max_length=16, blank=True, help_text=_("verifier verdict when opened"), verbose_name=_("verifier verdict")
+        max_length=16,
+        blank=True,
+        choices=VerifierVerdict.choices,
+        help_text=_("verifier verdict when opened"),
+        verbose_name=_("verifier verdict"),
     )
     feedback_count = models.PositiveIntegerField(default=0, verbose_name=_("feedback count"))
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
@@ -230,4 +235,4 @@ class BadCase(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"Bad case {self.pk} ({self.session_id})"
+        return gettext("Bad case #%(id)s") % {"id": self.pk}

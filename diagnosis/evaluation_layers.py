@@ -17,6 +17,10 @@ not have this shape (agent-sent legacy JSON, data of an older version) is report
 older version lacks take their defaults; keys this version does not know are ignored on read
 and kept on write: a layer no producer replaced is written back exactly as it was stored.
 
+Machine text (rationales, reasons, details) is stored as the English text with, beside it, its
+`diagnosis.messages` code and parameters (`reason`, `reason_code`, `reason_params`): clients read
+the text, the admin translates the code. Layers of an older version have no code and show the text.
+
 Legacy JSON (the agent's own `selfEvaluation`) is history, not SelfEval's judgement: its root keys
 are wrapped into their layers, every layer it holds (wrapped or sent layered) is marked
 `"source": "legacy"` (`self_evaluation_from_agent`, which also validates and bounds it at
@@ -53,6 +57,8 @@ class RuleFactor(Struct, kw_only=True):
     rule: str
     delta: int
     detail: str = ""
+    detail_code: str = ""  # `diagnosis.messages` code of `detail`, with its parameters
+    detail_params: dict[str, Any] = {}
     sets_score: int | UnsetType = UNSET  # only the rules that end the evaluation (score 0)
     invocations: list[str] | UnsetType = UNSET  # the calls with the hit (L0 / L1 rules)
 
@@ -73,6 +79,8 @@ class ClaimCheckEntry(Struct, kw_only=True):
     critical: bool = False
     verdict: ClaimVerdict
     rationale: str = ""
+    rationale_code: str = ""
+    rationale_params: dict[str, Any] = {}
     judge: str = ""
     escalated: bool = False  # the cascade asked the LLM judge
     absence_claim: bool = False
@@ -102,6 +110,8 @@ class GatekeeperBinding(Struct, kw_only=True):
     excerpt: str = ""
     status: str  # VERIFIED | REF_NOT_FOUND | REF_FROM_FAILED_CALL | EXCERPT_MISMATCH | NO_EVIDENCE
     reason: str = ""
+    reason_code: str = ""
+    reason_params: dict[str, Any] = {}
     invocation_id: str = field(default="", name="invocationId")
     tool: str = ""
 
@@ -126,6 +136,8 @@ class ParseFallback(Struct, kw_only=True):
     strategy: str
     verdict: VerifierVerdict
     reason: str
+    reason_code: str = ""
+    reason_params: dict[str, Any] = {}
     used: list[str] = []
     final_answer_used: bool = False
 
@@ -142,6 +154,8 @@ class RetryClaim(Struct, kw_only=True):
     verdict: ClaimVerdict
     critical: bool = False
     reason: str = ""
+    reason_code: str = ""
+    reason_params: dict[str, Any] = {}
 
 
 class SuggestedTool(Struct, kw_only=True):
@@ -149,13 +163,19 @@ class SuggestedTool(Struct, kw_only=True):
     category: str = ""
     claims: list[str] = []
     why: str = ""
+    why_code: str = ""
+    why_params: dict[str, Any] = {}
 
 
 class RetryContext(Struct, kw_only=True):
     reason: str
+    reason_code: str = ""
+    reason_params: dict[str, Any] = {}
     claims: list[RetryClaim] = []
     suggested_tools: list[SuggestedTool] = []
     instruction: str | UnsetType = UNSET  # only when the executor output could not be read
+    instruction_code: str | UnsetType = UNSET
+    instruction_params: dict[str, Any] | UnsetType = UNSET
 
 
 class ComposerSummary(Struct, kw_only=True):
@@ -205,6 +225,8 @@ class VerifierEvaluation(Struct, kw_only=True):
     claim_checks: list[ClaimCheckEntry] = []
     facts_checked: list[FactCheck] = []
     rationale: str | None = None
+    rationale_code: str = ""
+    rationale_params: dict[str, Any] = {}
     round: Round | None = None
     traceability_version: str | None = None
     executor_output_parse_status: ParseStatus | None = None
@@ -225,6 +247,8 @@ class AiOpsCheckEntry(Struct, kw_only=True):
     check: str
     passed: bool
     reason: str = ""
+    reason_code: str = ""
+    reason_params: dict[str, Any] = {}
     severity: AiOpsCheckSeverity = AiOpsCheckSeverity.CRITICAL
     applicable: bool = True  # a check that does not apply passes and never changes the verdict
     categories: dict[str, bool] | UnsetType = UNSET  # evidence_tools_succeeded: category -> succeeded

@@ -9,6 +9,7 @@ the admin and the APIs filter on, so filters never reach into JSON.
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from diagnosis import constants
@@ -299,6 +300,9 @@ class ClaimCheck(models.Model):
     verdict = models.CharField(max_length=16, choices=ClaimVerdict.choices, verbose_name=_("verdict"))
     judge = models.CharField(max_length=64, verbose_name=_("judge"))
     rationale = models.TextField(blank=True, verbose_name=_("rationale"))
+    # The rationale's `diagnosis.messages` code and parameters: the admin shows it translated.
+    rationale_code = models.CharField(max_length=64, blank=True, verbose_name=_("rationale code"))
+    rationale_params = models.JSONField(default=dict, blank=True, verbose_name=_("rationale parameters"))
     facts = models.JSONField(default=list, blank=True, verbose_name=_("facts checked"))
     bindings = models.JSONField(
         default=list,
@@ -328,7 +332,7 @@ class ClaimCheck(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.claim_id}: {self.verdict}"
+        return f"{self.claim_id}: {self.get_verdict_display()}"
 
 
 class ClaimCheckRef(models.Model):
@@ -366,6 +370,8 @@ class AiOpsCheck(models.Model):
     severity = models.CharField(max_length=16, choices=AiOpsCheckSeverity.choices, verbose_name=_("severity"))
     applicable = models.BooleanField(default=True, verbose_name=_("applicable"))
     reason = models.TextField(blank=True, verbose_name=_("reason"))
+    reason_code = models.CharField(max_length=64, blank=True, verbose_name=_("reason code"))
+    reason_params = models.JSONField(default=dict, blank=True, verbose_name=_("reason parameters"))
 
     class Meta:
         verbose_name = _("AIOps check")
@@ -384,7 +390,7 @@ class AiOpsCheck(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.name}: {'passed' if self.passed else 'failed'}"
+        return f"{self.name}: {gettext('passed') if self.passed else gettext('failed')}"
 
 
 class ReviewJudgement(models.TextChoices):
@@ -405,7 +411,11 @@ class SessionReview(models.Model):
     judgement = models.CharField(max_length=16, choices=ReviewJudgement.choices, verbose_name=_("judgement"))
     verifier_was_right = models.BooleanField(null=True, blank=True, verbose_name=_("verifier was right"))
     verifier_verdict = models.CharField(
-        max_length=16, blank=True, help_text=_("verdict at review time"), verbose_name=_("verifier verdict")
+        max_length=16,
+        blank=True,
+        choices=VerifierVerdict.choices,
+        help_text=_("verdict at review time"),
+        verbose_name=_("verifier verdict"),
     )
     notes = models.TextField(blank=True, verbose_name=_("notes"))
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
@@ -422,7 +432,7 @@ class SessionReview(models.Model):
         indexes = [models.Index(fields=["session", "-created_at"], name="review_session_created")]
 
     def __str__(self) -> str:
-        return f"{self.session_id}: {self.judgement}"
+        return f"{self.session_id}: {self.get_judgement_display()}"
 
 
 class SessionDay(models.Model):

@@ -215,4 +215,4 @@ class VerificationLog(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.created_at:%Y-%m-%d %H:%M} {'valid' if self.is_valid else 'invalid'} {self.query[:40]}"
+        return f"{self.created_at:%Y-%m-%d %H:%M} {_('valid') if self.is_valid else _('invalid')} {self.query[:40]}"

@@ -69,7 +69,7 @@ class FeedbackEvent(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.session_id}: {self.value}"
+        return f"{self.session_id}: {self.get_value_display()}"
 
 
 class EndUserVote(models.Model):
@@ -87,7 +87,7 @@ class EndUserVote(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.session_id}/{self.end_user_id}: {self.value}"
+        return f"{self.session_id}/{self.end_user_id}: {self.get_value_display()}"
 
 
 class IdempotencyRecord(models.Model):

@@ -50,8 +50,11 @@ STALE = "STALE"  # the session changed while it was judged: the newer evaluation
 RETRY_SCHEDULED = "RETRY_SCHEDULED"
 
 _SESSION_FIELDS = ("pk", "project_id", "created_at", *SESSION_COLUMNS, "updated_at", "verifier_verdict")
-_CLAIM_UPDATE_FIELDS = ["text", "critical", "verdict", "judge", "rationale", "facts", "bindings", "service"]
-_AIOPS_CHECK_UPDATE_FIELDS = ["passed", "severity", "applicable", "reason"]
+_CLAIM_UPDATE_FIELDS = [
+    "text", "critical", "verdict", "judge", "rationale", "rationale_code", "rationale_params", "facts", "bindings",
+    "service",
+]  # fmt: skip
+_AIOPS_CHECK_UPDATE_FIELDS = ["passed", "severity", "applicable", "reason", "reason_code", "reason_params"]
 
 
 def session_evaluate(*, session_pk: int) -> str:
@@ -139,7 +142,7 @@ def _store_claim_checks(session_pk: int, result: PipelineResult, ref_pks: dict[s
                 critical=claim.critical,
                 verdict=claim.verdict,
                 judge=claim.judge[:64],
-                rationale=claim.rationale,
+                **claim.message.fields("rationale"),
                 facts=layer_json(claim.facts),
                 bindings=layer_json(claim.bindings),
                 service=claim.service[:200],
@@ -178,6 +181,8 @@ def _store_aiops_checks(session_pk: int, layer: AiOpsRuleEvaluation) -> None:
                 severity=check.severity,
                 applicable=check.applicable,
                 reason=check.reason,
+                reason_code=check.reason_code,
+                reason_params=check.reason_params,
             )
             for name, check in zip(names, layer.checks, strict=True)
         ],

@@ -2,6 +2,7 @@
 
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext
 
 
 def verdict_badge(value: str, label: str) -> str:
@@ -14,3 +15,10 @@ def session_inspector_link(session) -> str:
     """A link to the session inspector, labelled with the session's external id (escaped)."""
     url = reverse("admin:diagnosis_diagnosissession_change", args=[session.pk])
     return format_html('<a href="{}">{}</a>', url, session.session_id)
+
+
+def yes_no(value: bool | None) -> str:
+    """A boolean as words of the active language (是 / 否), "—" for unknown."""
+    if value is None:
+        return "—"
+    return gettext("yes") if value else gettext("no")

@@ -24,10 +24,12 @@ from django.utils.translation import gettext_lazy as _
 from cases import services as case_services
 from cases.models import BadCase, BadCaseSource, Case
 from diagnosis.admin import HEAVY_SESSION_FIELDS
+from diagnosis.messages import machine_label
 from diagnosis.models import (
     AiOpsCheck,
     AiOpsVerdict,
     DiagnosisSession,
+    ReviewJudgement,
 )
 from diagnosis.selectors import session_has_claim_and_source, session_text_search
 from diagnosis.services import evaluation
@@ -63,7 +65,7 @@ class AiOpsFailedCheckFilter(admin.SimpleListFilter):
     def lookups(self, request, model_admin):
         # Only the chosen check: the dashboard names the others, with their counts.
         value = self.value()
-        return [(value, value)] if value else []
+        return [(value, machine_label(value))] if value else []
 
     def queryset(self, request, queryset):
         name = self.value()
@@ -147,7 +149,7 @@ class DiagnosisSessionAdmin(
         "groundedness",
         "aiops",
         "feedback",
-        "needs_review",
+        "needs_review_display",
         "created",
     ]
     list_display_links = ["session_id"]
@@ -251,6 +253,11 @@ class DiagnosisSessionAdmin(
     def aiops(self, obj):
         return verdict_badge(obj.aiops_verdict, obj.get_aiops_verdict_display())
 
+    # A GeneratedField is not shown as a boolean by the admin: its value would read True / False.
+    @admin.display(description=_("needs review"), boolean=True, ordering="needs_review")
+    def needs_review_display(self, obj):
+        return obj.needs_review
+
     @admin.display(description=_("groundedness"), ordering="groundedness_score")
     def groundedness(self, obj):
         return "—" if obj.groundedness_score is None else f"{obj.groundedness_score:.2f}"
@@ -347,6 +354,7 @@ class DiagnosisSessionAdmin(
             "can_record_miscitation": self.has_record_miscitation_permission(request),
             "verdict_badge": verdict_badge(session.verifier_verdict, session.get_verifier_verdict_display()),
             "aiops_badge": verdict_badge(session.aiops_verdict, session.get_aiops_verdict_display()),
+            "review_judgement": dict(ReviewJudgement.choices).get(session.review_judgement, session.review_judgement),
             "preserved_filters": self.get_preserved_filters(request),
             "list_context": list_context,
             "assignment": getattr(session, "triage_assignment", None),

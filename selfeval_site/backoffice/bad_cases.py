@@ -14,6 +14,7 @@ from django.db.models import Subquery
 from cases.admin import BadCaseAdmin
 from cases.models import BadCase
 from diagnosis.evaluation_layers import self_evaluation_read
+from diagnosis.messages import machine_text
 from diagnosis.models import ClaimCheck, ClaimVerdict, DiagnosisSession
 from feedback.models import FeedbackEvent
 from selfeval_site.adminkit.display import verdict_badge
@@ -27,7 +28,7 @@ FEEDBACK_SHOWN = 20
 class BadCaseContext:
     session: DiagnosisSession
     verdict_badge: str
-    rationale: str
+    rationale: str  # in the admin's language
     claims: list[ClaimCheck]  # unsupported and contradicted, of the latest verifier round
     feedback_events: list[FeedbackEvent]  # newest first, at most FEEDBACK_SHOWN
 
@@ -45,7 +46,9 @@ def bad_case_context_get(*, bad_case: BadCase) -> BadCaseContext:
     return BadCaseContext(
         session=session,
         verdict_badge=verdict_badge(session.verifier_verdict, session.get_verifier_verdict_display()),
-        rationale=(verifier.rationale or "") if verifier else "",
+        rationale=machine_text(verifier.rationale_code, verifier.rationale_params, verifier.rationale or "")
+        if verifier
+        else "",
         claims=claims,
         feedback_events=list(FeedbackEvent.objects.filter(session=session).select_related("user")[:FEEDBACK_SHOWN]),
     )

@@ -27,7 +27,6 @@ from diagnosis.evaluation_layers import (
     RuleEvaluation,
     VerifierEvaluation,
     entries_read,
-    layer_json,
     self_evaluation_read,
 )
 from diagnosis.models import (
@@ -104,6 +103,8 @@ class ClaimView:
     verdict: str
     judge: str
     rationale: str
+    rationale_code: str
+    rationale_params: dict[str, Any]
     facts: list[tuple[FactCheck, str]] = field(default_factory=list)  # with its label
     bindings: list[BindingView] = field(default_factory=list)
     sentence: str = ""  # the answer sentence the claim comes from, as the rendered answer reads it
@@ -133,6 +134,8 @@ def _claims_from_rows(rows: list[ClaimCheck], refs: dict[str, EvidenceRef]) -> l
             verdict=row.verdict,
             judge=row.judge,
             rationale=row.rationale,
+            rationale_code=row.rationale_code,
+            rationale_params=row.rationale_params,
             facts=_fact_views(entries_read(row.facts, FactCheck) or []),
             bindings=_binding_views(entries_read(row.bindings, GatekeeperBinding) or [], refs),
         )
@@ -153,6 +156,8 @@ def _claims_from_layer(verifier: VerifierEvaluation | None, refs: dict[str, Evid
             verdict=check.verdict,
             judge=check.judge,
             rationale=check.rationale,
+            rationale_code=check.rationale_code,
+            rationale_params=check.rationale_params,
             facts=_fact_views([fact for fact in verifier.facts_checked if fact.claim_id == check.claim_id]),
             bindings=_binding_views([b for b in bindings if b.claim_id == check.claim_id], refs),
         )
@@ -226,7 +231,7 @@ class Inspection:
     rule: RuleEvaluation | None
     verifier: VerifierEvaluation | None
     claims: list[ClaimView]
-    composer: list[tuple[str, Any]]  # the composer output's fields, as stored
+    composer: ComposerOutput | None
     aiops: AiOpsRuleEvaluation | None
     aiops_checks: list[AiOpsCheckEntry]
     missing_layers: list[str]
@@ -237,11 +242,6 @@ class Inspection:
     bad_cases: list
     reviews: list[SessionReview]
     raw_json: str
-
-
-def _composer_fields(composer: ComposerOutput | None) -> list[tuple[str, Any]]:
-    """The composer output's fields, each value as stored (the template shows it as JSON)."""
-    return list(layer_json(composer).items()) if composer else []
 
 
 def inspection_get(*, session: DiagnosisSession, feedback_events, cases, bad_cases) -> Inspection:
@@ -294,7 +294,7 @@ def inspection_get(*, session: DiagnosisSession, feedback_events, cases, bad_cas
         rule=evaluation.rule,
         verifier=evaluation.verifier,
         claims=claims,
-        composer=_composer_fields(evaluation.verifier.composer_output if evaluation.verifier else None),
+        composer=evaluation.verifier.composer_output if evaluation.verifier else None,
         aiops=evaluation.aiops,
         aiops_checks=evaluation.aiops.checks if evaluation.aiops else [],
         missing_layers=missing,

@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from diagnosis.messages import machine_label
 from diagnosis.models import Feedback, ReviewJudgement, VerifierVerdict
 from selfeval_site.backoffice import dashboard as dashboard_selectors
 from selfeval_site.backoffice.charts import Chart, Column, Series
@@ -148,7 +149,7 @@ def dashboard_context(*, date_range: DateRange, access: Access, url: SessionList
         for low, high, count in board.score_buckets
     ]
     aiops = [
-        {"check": name, "count": count, "url": url(date_range, aiops_failed_check=name)}
+        {"check": name, "label": machine_label(name), "count": count, "url": url(date_range, aiops_failed_check=name)}
         for name, count in board.aiops_failures
     ]
     max_aiops = max((row["count"] for row in aiops), default=0)

@@ -18,6 +18,7 @@ from diagnosis.evaluation_layers import (
     VerifierEvaluation,
     self_evaluation_write,
 )
+from diagnosis.messages import message
 from diagnosis.models import EvaluationState
 from diagnosis.services.evaluation_data import session_data_from_rows
 from diagnosis.services.producers.rules import rule_evaluation
@@ -40,7 +41,7 @@ def plausible_evaluation(demo: DemoSession, rows: SessionRows, *, now: datetime)
             groundedness_score=round(rng.uniform(low, high), 2),
             round=1,
             traceability_version="v1",
-            rationale="demo data (bulk mode): verdict set by the generator, not by a judge",
+            **message("demo.bulk_verdict").fields("rationale"),
         )
     if scenario.aiops_verdict:
         layers[Layer.AIOPS] = AiOpsRuleEvaluation(verdict=scenario.aiops_verdict)

@@ -235,3 +235,24 @@ def test_without_claim_check_rows_the_claims_come_from_the_layer_with_their_bind
     from_layer = api.get(URL).json()["selfEvaluation"]["verifierEvaluation"]["claimChecks"]
 
     assert [{**check, "service": ""} for check in with_rows] == from_layer
+
+
+def test_machine_text_keeps_its_english_and_adds_its_code_and_parameters(api, project):
+    session_ingest_evaluated(project, diagnosis_payload("s-low", verdict="LOW_CONFID"))
+
+    verifier = api.get("/api/trace/s-low").json()["selfEvaluation"]["verifierEvaluation"]
+
+    assert verifier["rationale"] == "1/2 claims supported, groundedness 0.67; below the pass threshold 0.8"
+    assert verifier["rationaleCode"] == "verifier.below_pass"
+    assert verifier["rationaleParams"] == {"supported": 1, "total": 2, "groundedness": 0.667, "threshold": 0.8}
+    unsupported = verifier["claimChecks"][1]
+    assert unsupported["rationale"] == "no cited evidence passed the gatekeeper (EXCERPT_MISMATCH)"
+    assert (unsupported["rationaleCode"], unsupported["rationaleParams"]) == (
+        "claim.gatekeeper_failed",
+        {"statuses": ["EXCERPT_MISMATCH"]},
+    )
+    binding = unsupported["bindings"][0]
+    assert (binding["reason"], binding["reason_code"]) == (
+        "excerpt does not occur in the ref content",
+        "gatekeeper.excerpt_mismatch",
+    )

@@ -21,6 +21,7 @@ from typing import Any
 
 from diagnosis.constants import AiOpsCheckSeverity, AiOpsVerdict
 from diagnosis.evaluation_layers import AiOpsCheckEntry, AiOpsRuleEvaluation
+from diagnosis.messages import Message, message
 
 from .text import compact
 from .types import SessionData
@@ -72,17 +73,24 @@ def aiops_rule_evaluation(*, session: SessionData, tool_categories: ToolCategori
     answer_compact = compact(answer)
     checks: list[AiOpsCheckEntry] = []
 
-    def add(check: str, passed: bool, reason: str, severity=AiOpsCheckSeverity.CRITICAL, applicable=True, **extra: Any):
+    def add(
+        check: str, passed: bool, reason: Message, severity=AiOpsCheckSeverity.CRITICAL, applicable=True, **extra: Any
+    ):
         checks.append(
             AiOpsCheckEntry(
-                check=check, passed=passed, reason=reason, severity=severity, applicable=applicable, **extra
+                check=check,
+                passed=passed,
+                **reason.fields("reason"),
+                severity=severity,
+                applicable=applicable,
+                **extra,
             )
         )
 
     add(
         "final_report_present",
         bool(answer.strip()),
-        "the final report is present" if answer.strip() else "no final report",
+        message("aiops.report_present" if answer.strip() else "aiops.no_report"),
     )
 
     if payload_mode:
@@ -90,11 +98,11 @@ def aiops_rule_evaluation(*, session: SessionData, tool_categories: ToolCategori
         add(
             "focuses_on_input_alert",
             bool(named),
-            f"the report names the input alert ({', '.join(named)})" if named else
-            f"the report names neither the alert service {alert_service!r} nor the alert {alert_name!r}",
+            message("aiops.names_alert", named=named) if named else
+            message("aiops.names_neither", service=alert_service, alert=alert_name),
         )  # fmt: skip
     else:
-        add("focuses_on_input_alert", True, "no input alert (not payload mode)", applicable=False)
+        add("focuses_on_input_alert", True, message("aiops.not_payload_mode"), applicable=False)
 
     per_category: dict[str, dict[str, Any]] = {}
     for category in categories:
@@ -111,16 +119,17 @@ def aiops_rule_evaluation(*, session: SessionData, tool_categories: ToolCategori
     add(
         "evidence_tools_succeeded",
         any_success,
-        "at least one evidence tool call succeeded" if any_success else "no evidence tool call succeeded",
+        message("aiops.evidence_succeeded" if any_success else "aiops.no_evidence_succeeded"),
         categories={c: e["succeeded"] > 0 for c, e in per_category.items()},
     )
     for category, entry in per_category.items():
+        counts = {"category": category, "called": entry["called"]}
         if entry["succeeded"]:
-            reason = f"{entry['succeeded']}/{entry['called']} {category} calls succeeded"
+            reason = message("aiops.category_succeeded", **counts, succeeded=entry["succeeded"])
         elif entry["called"]:
-            reason = f"all {entry['called']} {category} calls failed"
+            reason = message("aiops.category_all_failed", **counts)
         else:
-            reason = f"no {category} tool was called (tools: {', '.join(categories[category])})"
+            reason = message("aiops.category_not_called", category=category, tools=list(categories[category]))
         add(f"evidence_{category}", entry["succeeded"] > 0, reason, AiOpsCheckSeverity.WARNING, tools=entry["tools"])
 
     add_unrelated = _unrelated_alerts_check(session, alert_name, alert_service, answer)
@@ -142,18 +151,18 @@ def _unrelated_alerts_check(session: SessionData, alert_name: str, alert_service
     ]
     base = {"check": "unrelated_alerts_not_main_object"}
     if not (alert_name or alert_service) or not others:
-        reason = "no input alert" if others else "no other active alert"
+        reason = message("aiops.no_input_alert" if others else "aiops.no_other_alert")
         return {**base, "passed": True, "reason": reason, "applicable": False}
     lead_compact = compact(report_lead(answer))
     if _mentions(lead_compact, alert_service, alert_name):
-        return {**base, "passed": True, "reason": "the report's main diagnosis is about the input alert"}
+        return {**base, "passed": True, "reason": message("aiops.main_is_input")}
     for other in others:
         named = _mentions(lead_compact, str(other.get("service") or ""), str(other.get("name") or ""))
         if named and compact(str(other.get("service") or "")) != compact(alert_service):
             return {
                 **base,
                 "passed": False,
-                "reason": f"the report's main diagnosis is about another active alert ({', '.join(named)})",
+                "reason": message("aiops.main_is_other", named=named),
                 "alert": {"name": other.get("name"), "service": other.get("service")},
             }
-    return {**base, "passed": True, "reason": "no other active alert is the main diagnosis object"}
+    return {**base, "passed": True, "reason": message("aiops.no_other_is_main")}

@@ -21,6 +21,7 @@ from diagnosis.evaluation_layers import (
     RetryContext,
     SuggestedTool,
 )
+from diagnosis.messages import Message, message
 
 from .aiops import ToolCategories, tool_category
 from .executor_output import VALID
@@ -81,8 +82,8 @@ def _suggested_tools(
 ) -> list[SuggestedTool]:
     suggestions: dict[str, SuggestedTool] = {}
 
-    def suggest(tool: str, category: str, claim_id: str, why: str) -> None:
-        entry = suggestions.setdefault(tool, SuggestedTool(tool=tool, category=category, why=why))
+    def suggest(tool: str, category: str, claim_id: str, why: Message) -> None:
+        entry = suggestions.setdefault(tool, SuggestedTool(tool=tool, category=category, **why.fields("why")))
         if claim_id not in entry.claims:
             entry.claims.append(claim_id)
 
@@ -93,14 +94,16 @@ def _suggested_tools(
                     binding.tool,
                     tool_category(binding.tool, categories),
                     outcome.claim.claim_id,
-                    "the cited call failed",
+                    message("composer.cited_call_failed"),
                 )
         for category in _claim_categories(outcome):
             tools = categories.get(category, ())
             # Prefer a tool of that category the agent already uses.
             tool = next((t for t in used_tools if t.lower() in tools), tools[0] if tools else "")
             if tool:
-                suggest(tool, category, outcome.claim.claim_id, f"{category} evidence for the claim")
+                suggest(
+                    tool, category, outcome.claim.claim_id, message("composer.category_evidence", category=category)
+                )
     return list(suggestions.values())
 
 
@@ -126,20 +129,20 @@ def composer_output(
     elif unverified:
         mode, notice = "unverified", notices["unverified"]
         retry_context = RetryContext(
-            reason=f"executor output {parse_status.status.lower()}",
-            instruction="re-run the executor and return executor_evidence_v2 claims bound to evidence refs",
+            **message(f"composer.executor_output_{parse_status.status.lower()}").fields("reason"),
+            **message("composer.rerun_executor").fields("instruction"),
         )
     elif verdict == VerifierVerdict.LOW_CONFID:
         mode, notice = "low_confidence", notices[VerifierVerdict.LOW_CONFID]
         retry_context = RetryContext(
-            reason="claims need more evidence",
+            **message("composer.claims_need_evidence").fields("reason"),
             claims=[
                 RetryClaim(
                     claim_id=o.claim.claim_id,
                     text=o.claim.text,
                     verdict=ClaimVerdict(o.verdict),
                     critical=o.claim.critical,
-                    reason=o.rationale,
+                    **o.message.fields("reason"),
                 )
                 for o in withheld
             ],

@@ -24,6 +24,7 @@ from msgspec import Meta, Struct
 
 from diagnosis.constants import VerifierVerdict
 from diagnosis.evaluation_layers import ParseFallback, ParseStatus
+from diagnosis.messages import message
 
 EXECUTOR_OUTPUT_VERSION = "executor_evidence_v2"
 
@@ -107,9 +108,9 @@ class ParsedOutput:
         return ParseFallback(
             strategy="no_claims_judged",
             verdict=VerifierVerdict.LOW_CONFID,
-            reason="structured executor output missing"
-            if self.status == MISSING
-            else "structured executor output invalid",
+            **message("executor_output.missing" if self.status == MISSING else "executor_output.invalid").fields(
+                "reason"
+            ),
             used=["tool_trace_summary", "rule_evaluation"],
             final_answer_used=False,
         )

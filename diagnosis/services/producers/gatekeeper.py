@@ -22,6 +22,7 @@ from typing import Any
 
 from diagnosis.constants import NO_EVIDENCE_REF
 from diagnosis.evaluation_layers import GatekeeperBinding, GatekeeperResult, GatekeeperSummary
+from diagnosis.messages import Message, message
 
 from .executor_output import Claim
 from .text import normalise, sentence_context
@@ -64,7 +65,7 @@ class CheckedBinding:
     ref_id: str
     excerpt: str
     status: str
-    reason: str
+    reason: Message
     invocation_id: str = ""
     tool: str = ""
     source: str = ""
@@ -78,7 +79,7 @@ class CheckedBinding:
             ref_id=self.ref_id,
             excerpt=self.excerpt,
             status=self.status,
-            reason=self.reason,
+            **self.reason.fields("reason"),
             invocation_id=self.invocation_id,
             tool=self.tool,
         )
@@ -149,26 +150,24 @@ def excerpt_locate(excerpt: str, content: str) -> tuple[int, int] | None:
 
 def binding_check(*, claim_id: str, ref_id: str, excerpt: str, sources: dict[str, Source]) -> CheckedBinding:
     if ref_id == NO_EVIDENCE_REF:
-        return CheckedBinding(claim_id, ref_id, excerpt, NO_EVIDENCE, "the query retrieved no matching evidence")
+        return CheckedBinding(claim_id, ref_id, excerpt, NO_EVIDENCE, message("gatekeeper.no_evidence"))
     source = sources.get(ref_id)
     if source is None:
-        return CheckedBinding(claim_id, ref_id, excerpt, REF_NOT_FOUND, "no evidence ref or call has this id")
+        return CheckedBinding(claim_id, ref_id, excerpt, REF_NOT_FOUND, message("gatekeeper.ref_not_found"))
     inv = source.invocation
     where = {"invocation_id": inv.invocation_id, "tool": inv.tool_name, "source": source.source}
     if inv.status != "SUCCESS":
-        return CheckedBinding(
-            claim_id, ref_id, excerpt, REF_FROM_FAILED_CALL, f"call {inv.invocation_id} failed", **where
-        )
+        failed = message("gatekeeper.ref_from_failed_call", invocation=inv.invocation_id)
+        return CheckedBinding(claim_id, ref_id, excerpt, REF_FROM_FAILED_CALL, failed, **where)
     if not normalise(excerpt).strip(_EDGE_PUNCTUATION):
-        return CheckedBinding(claim_id, ref_id, excerpt, EXCERPT_MISMATCH, "empty excerpt", **where)
+        return CheckedBinding(claim_id, ref_id, excerpt, EXCERPT_MISMATCH, message("gatekeeper.empty_excerpt"), **where)
     span = excerpt_span(excerpt, source.content)
     if span is None:
-        return CheckedBinding(
-            claim_id, ref_id, excerpt, EXCERPT_MISMATCH, "excerpt does not occur in the ref content", **where
-        )
+        mismatch = message("gatekeeper.excerpt_mismatch")
+        return CheckedBinding(claim_id, ref_id, excerpt, EXCERPT_MISMATCH, mismatch, **where)
     context = sentence_context(source.content, *span)
     return CheckedBinding(
-        claim_id, ref_id, excerpt, VERIFIED, "excerpt found in the ref content", context=context,
+        claim_id, ref_id, excerpt, VERIFIED, message("gatekeeper.verified"), context=context,
         ref_content=source.content, **where,
     )  # fmt: skip
 

@@ -39,6 +39,7 @@ from diagnosis.evaluation_layers import (
     LayerValue,
     VerifierEvaluation,
 )
+from diagnosis.messages import message
 
 from .aiops import aiops_rule_evaluation
 from .composer import composer_output
@@ -129,7 +130,12 @@ def _verifier_chain(
     verdict, rationale = session_verdict(outcomes=outcomes, thresholds=config.thresholds)
     parse_status = parsed.parse_status()
     if parsed.status != VALID:
-        rationale = f"{rationale}: executor output {parsed.status} ({'; '.join(parsed.errors)})"
+        rationale = message(
+            "verifier.executor_output_unreadable",
+            rationale=rationale,
+            status=parsed.status,
+            errors="; ".join(parsed.errors),
+        )
     cited: dict[str, list[str]] = {}
     for binding in bindings:
         cited.setdefault(binding.ref_id, []).append(binding.claim_id)
@@ -147,7 +153,7 @@ def _verifier_chain(
                 text=o.claim.text,
                 critical=o.claim.critical,
                 verdict=ClaimVerdict(o.verdict),
-                rationale=o.rationale,
+                **o.message.fields("rationale"),
                 judge=o.judge,
                 escalated=o.escalated,
                 absence_claim=o.absence,
@@ -157,7 +163,7 @@ def _verifier_chain(
             for o in outcomes
         ],
         facts_checked=facts,
-        rationale=rationale,
+        **rationale.fields("rationale"),
         round=round_,
         traceability_version=TRACEABILITY_VERSION,
         executor_output_parse_status=parse_status,
@@ -206,7 +212,7 @@ def _claim_result(outcome: ClaimOutcome, session: SessionData) -> ClaimResult:
         critical=outcome.claim.critical,
         verdict=outcome.verdict,
         judge=outcome.judge[:64],
-        rationale=outcome.rationale,
+        message=outcome.message,
         facts=_facts(outcome),
         bindings=[b.entry() for b in outcome.bindings],
         service=claim_service(outcome.claim.text, session.alert),
@@ -230,7 +236,7 @@ def failure_attribution(
     failed_categories = [
         c.check
         for c in (aiops.checks if aiops else [])
-        if c.check.startswith("evidence_") and not c.passed and c.reason.startswith("all ")
+        if c.check.startswith("evidence_") and not c.passed and c.reason_code == "aiops.category_all_failed"
     ]
     if (
         (invocations and all(inv.status != "SUCCESS" for inv in invocations))

@@ -20,8 +20,17 @@ and marked `partial: true`; the next ingestion of the same session replaces it.
 """
 
 from diagnosis.evaluation_layers import RuleEvaluation, RuleFactor
+from diagnosis.messages import message
 
 from .types import SessionData
+
+
+def _factor(rule: str, delta: int, *, invocations: list[str] | None = None, **params: int) -> RuleFactor:
+    """The factor of `rule`; its detail is the rule's message (`rule.<rule>`) with `params`."""
+    extra = {} if invocations is None else {"invocations": invocations}
+    if delta == 0:
+        extra["sets_score"] = 0
+    return RuleFactor(rule=rule, delta=delta, **message(f"rule.{rule}", **params).fields("detail"), **extra)
 
 
 def rule_evaluation(*, session: SessionData) -> RuleEvaluation:
@@ -33,10 +42,10 @@ def rule_evaluation(*, session: SessionData) -> RuleEvaluation:
         return RuleEvaluation(evidence_score=max(0, min(100, score)), source="rule", factors=factors, partial=partial)
 
     if session.status == "FAILED":
-        factors.append(RuleFactor(rule="execution_failed", delta=0, sets_score=0, detail="session status is FAILED"))
+        factors.append(_factor("execution_failed", 0))
         return layer(0)
     if not invocations:
-        factors.append(RuleFactor(rule="no_tool_call", delta=0, sets_score=0, detail="no tool was called"))
+        factors.append(_factor("no_tool_call", 0))
         return layer(0)
 
     succeeded = [inv for inv in invocations if inv.status == "SUCCESS"]
@@ -46,25 +55,17 @@ def rule_evaluation(*, session: SessionData) -> RuleEvaluation:
     score = 0
     if succeeded:
         score += 30
-        factors.append(
-            RuleFactor(
-                rule="has_successful_tool_call", delta=30, detail=f"{len(succeeded)}/{len(invocations)} calls succeeded"
-            )
-        )
+        factors.append(_factor("has_successful_tool_call", 30, succeeded=len(succeeded), total=len(invocations)))
     if l0:
         score += 35
-        factors.append(RuleFactor(rule="l0_exact_match", delta=35, detail="L0 exact hit", invocations=l0))
+        factors.append(_factor("l0_exact_match", 35, invocations=l0))
     elif l1:
         score += 20
-        factors.append(RuleFactor(rule="l1_semantic_match", delta=20, detail="L1 semantic hit, no L0", invocations=l1))
+        factors.append(_factor("l1_semantic_match", 20, invocations=l1))
     if retrieval and not l0 and not l1:
         score -= 10
-        factors.append(
-            RuleFactor(rule="retrieval_no_hit", delta=-10, detail=f"{len(retrieval)} retrieval calls, no L0/L1 hit")
-        )
+        factors.append(_factor("retrieval_no_hit", -10, count=len(retrieval)))
     if not succeeded:
         score -= 20
-        factors.append(
-            RuleFactor(rule="all_tool_calls_failed", delta=-20, detail=f"all {len(invocations)} calls failed")
-        )
+        factors.append(_factor("all_tool_calls_failed", -20, count=len(invocations)))
     return layer(score)

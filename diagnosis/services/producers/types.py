@@ -9,6 +9,7 @@ from typing import Any
 
 from diagnosis.constants import FailureAttribution, Layer
 from diagnosis.evaluation_layers import FactCheck, GatekeeperBinding, LayerValue
+from diagnosis.messages import Message
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,11 +66,15 @@ class ClaimResult:
     critical: bool
     verdict: str  # SUPPORTED | UNSUPPORTED | CONTRADICTED | NO_EVIDENCE
     judge: str
-    rationale: str
+    message: Message  # the rationale, as a `diagnosis.messages` code with its parameters
     facts: list[FactCheck]
     bindings: list[GatekeeperBinding]  # gatekeeper result per evidence binding
     service: str  # the service the claim is about, "" when none is named
     ref_ids: tuple[str, ...]  # refs that were checked (verified bindings)
+
+    @property
+    def rationale(self) -> str:
+        return self.message.text
 
 
 @dataclass(slots=True)

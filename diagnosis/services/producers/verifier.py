@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from diagnosis.constants import VerifierVerdict
+from diagnosis.messages import Message, message
 
 from .config import VerifierThresholds
 from .executor_output import Claim
@@ -52,13 +53,17 @@ def is_absence_claim(text: str) -> bool:
 class ClaimOutcome:
     claim: Claim
     verdict: str
-    rationale: str
+    message: Message  # the rationale, as a `diagnosis.messages` code with its parameters
     judge: str
     facts: list[dict[str, Any]]
     bindings: list[CheckedBinding]
     absence: bool
     fallback_reason: str = ""
     escalated: bool = False  # the cascade asked the LLM judge
+
+    @property
+    def rationale(self) -> str:
+        return self.message.text
 
     @property
     def verified_ref_ids(self) -> tuple[str, ...]:
@@ -89,20 +94,18 @@ def claim_verify(*, claim: Claim, bindings: list[CheckedBinding], judge: Judge, 
             }
         )
 
-    def outcome(verdict: str, rationale: str, judge_name: str = "rule", fallback: str = "", escalated: bool = False):
+    def outcome(
+        verdict: str, rationale: Message, judge_name: str = "rule", fallback: str = "", escalated: bool = False
+    ):
         return ClaimOutcome(claim, verdict, rationale, judge_name, facts, bindings, absence, fallback, escalated)
 
     if not bindings:
-        return outcome(UNSUPPORTED, "the claim cites no evidence")
+        return outcome(UNSUPPORTED, message("claim.no_binding"))
     if not verified and all(b.status == GATE_NO_EVIDENCE for b in bindings):
-        if absence:
-            return outcome(
-                NO_EVIDENCE, "absence claim bound only to $.no_evidence: retrieving nothing does not prove absence"
-            )
-        return outcome(NO_EVIDENCE, "bound only to $.no_evidence: no evidence was retrieved for it")
+        return outcome(NO_EVIDENCE, message("claim.absence_no_evidence" if absence else "claim.no_evidence"))
     if not verified:
-        statuses = ", ".join(sorted({b.status for b in bindings}))
-        return outcome(UNSUPPORTED, f"no cited evidence passed the gatekeeper ({statuses})")
+        statuses = sorted({b.status for b in bindings})
+        return outcome(UNSUPPORTED, message("claim.gatekeeper_failed", statuses=statuses))
     item = JudgeInput(
         claim_id=claim.claim_id,
         text=claim.text,
@@ -115,7 +118,7 @@ def claim_verify(*, claim: Claim, bindings: list[CheckedBinding], judge: Judge, 
     )
     judgement = judge.judge(item)
     return outcome(
-        judgement.verdict, judgement.rationale, judgement.judge, judgement.fallback_reason, judgement.escalated
+        judgement.verdict, judgement.message, judgement.judge, judgement.fallback_reason, judgement.escalated
     )
 
 
@@ -127,29 +130,32 @@ def groundedness(outcomes: list[ClaimOutcome]) -> float | None:
     return round(supported / total, 3)
 
 
-def session_verdict(*, outcomes: list[ClaimOutcome], thresholds: VerifierThresholds) -> tuple[VerifierVerdict, str]:
+def session_verdict(*, outcomes: list[ClaimOutcome], thresholds: VerifierThresholds) -> tuple[VerifierVerdict, Message]:
     """(verdict, rationale) per the thresholds in the module docstring."""
     score = groundedness(outcomes)
     if score is None:
-        return VerifierVerdict.LOW_CONFID, "no claim could be judged"
-    counts = {
-        v: sum(1 for o in outcomes if o.verdict == v) for v in (SUPPORTED, UNSUPPORTED, CONTRADICTED, NO_EVIDENCE)
-    }
-    summary = f"{counts[SUPPORTED]}/{len(outcomes)} claims supported, groundedness {score:.2f}"
+        return VerifierVerdict.LOW_CONFID, message("verifier.no_claims")
+    summary = {"supported": sum(1 for o in outcomes if o.verdict == SUPPORTED), "total": len(outcomes)}
+    summary["groundedness"] = score
     critical_contradicted = [o.claim.claim_id for o in outcomes if o.claim.critical and o.verdict == CONTRADICTED]
     if critical_contradicted:
-        return (
-            VerifierVerdict.REJECT,
-            f"{summary}; critical claim contradicted by evidence: {', '.join(critical_contradicted)}",
+        return VerifierVerdict.REJECT, message(
+            "verifier.critical_contradicted", **summary, claims=critical_contradicted
         )
     if score < thresholds.reject_groundedness:
-        return VerifierVerdict.REJECT, f"{summary}; below the reject threshold {thresholds.reject_groundedness}"
+        return VerifierVerdict.REJECT, message(
+            "verifier.below_reject", **summary, threshold=thresholds.reject_groundedness
+        )
     weak = [
         o.claim.claim_id for o in outcomes if (o.claim.critical and o.verdict != SUPPORTED) or o.verdict == CONTRADICTED
     ]
     if score >= thresholds.pass_groundedness and not weak:
-        return VerifierVerdict.PASS, summary
-    reasons = [f"claims needing evidence: {', '.join(weak)}"] if weak else []
-    if score < thresholds.pass_groundedness:
-        reasons.append(f"below the pass threshold {thresholds.pass_groundedness}")
-    return VerifierVerdict.LOW_CONFID, f"{summary}; {'; '.join(reasons)}"
+        return VerifierVerdict.PASS, message("verifier.summary", **summary)
+    below = score < thresholds.pass_groundedness
+    if weak and below:
+        return VerifierVerdict.LOW_CONFID, message(
+            "verifier.needs_evidence_below_pass", **summary, claims=weak, threshold=thresholds.pass_groundedness
+        )
+    if weak:
+        return VerifierVerdict.LOW_CONFID, message("verifier.needs_evidence", **summary, claims=weak)
+    return VerifierVerdict.LOW_CONFID, message("verifier.below_pass", **summary, threshold=thresholds.pass_groundedness)

@@ -84,13 +84,19 @@ class TraceBadCaseSerializer(serializers.Serializer):
     closedAt = serializers.DateTimeField(source="closed_at", allow_null=True)
 
 
+# Machine text is English, with its message code and parameters beside it (`diagnosis.messages`).
+RATIONALE_CODE_HELP = "the rationale's message code (diagnosis/messages.py); empty for text of an older version"
+
+
 class ClaimCheckSerializer(serializers.Serializer):
     claimId = serializers.CharField()
     text = serializers.CharField()
     critical = serializers.BooleanField()
     verdict = serializers.ChoiceField(choices=ClaimVerdict.choices)
     judge = serializers.CharField()
-    rationale = serializers.CharField()
+    rationale = serializers.CharField(help_text="in English")
+    rationaleCode = serializers.CharField(help_text=RATIONALE_CODE_HELP)
+    rationaleParams = serializers.DictField(help_text="the named parameters of the rationale's message")
     service = serializers.CharField()
     facts = serializers.ListField(child=serializers.DictField())
     bindings = serializers.ListField(child=serializers.DictField(), help_text="gatekeeper status per binding")
@@ -99,7 +105,10 @@ class ClaimCheckSerializer(serializers.Serializer):
 class RuleLayerSerializer(serializers.Serializer):
     evidenceScore = serializers.IntegerField(allow_null=True)
     source = serializers.CharField(allow_null=True)
-    factors = serializers.ListField(child=serializers.DictField(), help_text='{"rule", "delta", ...} per rule')
+    factors = serializers.ListField(
+        child=serializers.DictField(),
+        help_text='{"rule", "delta", "detail", "detail_code", "detail_params", ...} per rule',
+    )
 
 
 class VerifierLayerSerializer(serializers.Serializer):
@@ -108,7 +117,9 @@ class VerifierLayerSerializer(serializers.Serializer):
     groundednessScore = serializers.FloatField(allow_null=True)
     criticalFactCount = serializers.IntegerField(allow_null=True)
     round = serializers.IntegerField(allow_null=True)
-    rationale = serializers.CharField(allow_null=True)
+    rationale = serializers.CharField(allow_null=True, help_text="in English")
+    rationaleCode = serializers.CharField(help_text=RATIONALE_CODE_HELP)
+    rationaleParams = serializers.DictField(help_text="the named parameters of the rationale's message")
     traceabilityVersion = serializers.CharField(allow_null=True)
     claimChecks = ClaimCheckSerializer(many=True)
     factsChecked = serializers.ListField(child=serializers.DictField())
@@ -124,7 +135,10 @@ class VerifierLayerSerializer(serializers.Serializer):
 
 class AiOpsLayerSerializer(serializers.Serializer):
     verdict = serializers.ChoiceField(choices=AiOpsVerdict.choices, allow_null=True)
-    checks = serializers.ListField(child=serializers.DictField())
+    checks = serializers.ListField(
+        child=serializers.DictField(),
+        help_text='{"check", "passed", "reason", "reason_code", "reason_params", "severity", "applicable", ...} per check',
+    )
 
 
 class InvalidLayerSerializer(serializers.Serializer):
@@ -332,6 +346,8 @@ def _verifier(layer: VerifierEvaluation, rows: list[ClaimCheck]) -> dict[str, An
                 "verdict": row.verdict,
                 "judge": row.judge,
                 "rationale": row.rationale,
+                "rationaleCode": row.rationale_code,
+                "rationaleParams": row.rationale_params,
                 "service": row.service,
                 "facts": layer_json(entries_read(row.facts, FactCheck) or []),
                 "bindings": layer_json(entries_read(row.bindings, GatekeeperBinding) or []),
@@ -348,6 +364,8 @@ def _verifier(layer: VerifierEvaluation, rows: list[ClaimCheck]) -> dict[str, An
                 "verdict": check.verdict,
                 "judge": check.judge,
                 "rationale": check.rationale,
+                "rationaleCode": check.rationale_code,
+                "rationaleParams": check.rationale_params,
                 "service": "",
                 "facts": layer_json([f for f in layer.facts_checked if f.claim_id == check.claim_id]),
                 "bindings": layer_json([b for b in bindings if b.claim_id == check.claim_id]),
@@ -361,6 +379,8 @@ def _verifier(layer: VerifierEvaluation, rows: list[ClaimCheck]) -> dict[str, An
         "criticalFactCount": layer.critical_fact_count,
         "round": layer.round,
         "rationale": layer.rationale,
+        "rationaleCode": layer.rationale_code,
+        "rationaleParams": layer.rationale_params,
         "traceabilityVersion": layer.traceability_version,
         "claimChecks": claim_checks,
         "factsChecked": layer_json(layer.facts_checked),

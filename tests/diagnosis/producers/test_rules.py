@@ -73,4 +73,11 @@ def test_running_session_is_marked_partial_and_finished_is_not():
 def test_terminal_rules_set_the_score_to_zero():
     factor = rule_layer(session(status="FAILED", invocations=[L0]))["factors"][0]
 
-    assert factor == {"rule": "execution_failed", "delta": 0, "sets_score": 0, "detail": "session status is FAILED"}
+    assert factor == {
+        "rule": "execution_failed",
+        "delta": 0,
+        "sets_score": 0,
+        "detail": "session status is FAILED",
+        "detail_code": "rule.execution_failed",
+        "detail_params": {},
+    }

@@ -4,6 +4,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from diagnosis.constants import ClaimVerdict
+from diagnosis.messages import Message
 
 from ..facts import EvidenceText
 
@@ -35,12 +36,16 @@ class JudgeInput:
 @dataclass(frozen=True, slots=True)
 class Judgement:
     verdict: str  # SUPPORTED | UNSUPPORTED | CONTRADICTED
-    rationale: str
+    message: Message  # why, as a `diagnosis.messages` code with its parameters
     judge: str
     fallback_reason: str = ""
     cached: bool = False
     basis: str = ""  # ALIGNED | UNALIGNED | STRUCTURE | CONFLICT for the deterministic judge
     escalated: bool = False  # the cascade sent this claim to the LLM judge
+
+    @property
+    def rationale(self) -> str:
+        return self.message.text
 
 
 class Judge(Protocol):

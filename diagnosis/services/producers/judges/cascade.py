@@ -2,6 +2,8 @@
 
 from dataclasses import replace
 
+from diagnosis.messages import message
+
 from .base import UNALIGNED, UNSUPPORTED, Judge, JudgeInput, Judgement
 
 
@@ -27,6 +29,6 @@ class CascadeJudge:
         second = self.second.judge(item)
         return replace(
             second,
-            rationale=f"{second.rationale} [escalated by the {first.judge} judge: {first.rationale}]",
+            message=message("judge.escalated", rationale=second.message, judge=first.judge, first=first.message),
             escalated=True,
         )

@@ -16,6 +16,8 @@ No threshold: one unaligned unit is enough. The rationale lists every unit and w
 
 from dataclasses import dataclass
 
+from diagnosis.messages import message
+
 from ..text import compact, is_causal, states_causal_link
 from .alignment import APPROX_TOLERANCE, Hit, qualifier_words, qualifiers, value_hits, word_hits
 from .analysis import Clause, Token, analyse
@@ -65,7 +67,7 @@ class DeterministicJudge:
                 units.extend(clause_checks(alignment))
                 units.extend(roles_check(alignment, evidence))
         if is_causal(item.text) and not causal:
-            units.append(Unit("cause", "unaligned", "the evidence states no causal link"))
+            units.append(Unit("cause", "unaligned", message("unit.no_causal_link")))
         return self._verdict(units)
 
     def _align(self, clause: Clause, evidence: list[Clause], causal: bool) -> Alignment:
@@ -93,24 +95,22 @@ class DeterministicJudge:
         return Alignment(clause, home, hits, rivals, causal)
 
     def _verdict(self, units: list[Unit]) -> Judgement:
-        shown = "; ".join(u.shown for u in units[:MAX_SHOWN]) + ("; …" if len(units) > MAX_SHOWN else "")
+        shown = {"units": [u.shown() for u in units[:MAX_SHOWN]], "more": "; …" if len(units) > MAX_SHOWN else ""}
         conflicts = [u for u in units if u.status == "conflict"]
         unaligned = [u for u in units if u.status == "unaligned"]
         structure = [u for u in units if u.status == "structure"]
         if not units:
-            return Judgement(
-                UNSUPPORTED, "nothing in the claim could be aligned to the evidence", self.name, basis=UNALIGNED
-            )
+            return Judgement(UNSUPPORTED, message("judge.nothing_aligned"), self.name, basis=UNALIGNED)
         if conflicts:
-            what = "; ".join(f"{u.text}: {u.detail}" for u in conflicts)
-            return Judgement(CONTRADICTED, f"located conflict: {what} | units: {shown}", self.name, basis=CONFLICT)
+            why = message("judge.conflict", conflicts=[u.described() for u in conflicts], **shown)
+            return Judgement(CONTRADICTED, why, self.name, basis=CONFLICT)
         if unaligned:
-            what = ", ".join(u.text for u in unaligned)
-            return Judgement(UNSUPPORTED, f"not in the evidence: {what} | units: {shown}", self.name, basis=UNALIGNED)
+            why = message("judge.unaligned", missing=", ".join(u.text for u in unaligned), **shown)
+            return Judgement(UNSUPPORTED, why, self.name, basis=UNALIGNED)
         if structure:
-            what = "; ".join(f"{u.text}: {u.detail}" for u in structure)
-            return Judgement(UNSUPPORTED, f"aligned, but {what} | units: {shown}", self.name, basis=STRUCTURE)
-        return Judgement(SUPPORTED, f"every unit aligned | units: {shown}", self.name, basis=ALIGNED)
+            why = message("judge.structure", issues=[u.described() for u in structure], **shown)
+            return Judgement(UNSUPPORTED, why, self.name, basis=STRUCTURE)
+        return Judgement(SUPPORTED, message("judge.aligned", **shown), self.name, basis=ALIGNED)
 
 
 def content_units(clause: Clause) -> list[Token]:

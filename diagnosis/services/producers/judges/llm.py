@@ -18,6 +18,8 @@ import httpx
 from django.core.cache import cache
 from django.core.exceptions import ImproperlyConfigured
 
+from diagnosis.messages import message
+
 from .base import JUDGE_VERDICTS, Judge, JudgeInput, Judgement
 
 logger = logging.getLogger(__name__)
@@ -86,7 +88,7 @@ class LLMJudge:
         cache_key = f"selfeval:llm-judge:{digest}"
         hit = cache.get(cache_key)
         if hit is not None:
-            return Judgement(hit["verdict"], hit["rationale"], self.label, cached=True)
+            return Judgement(hit["verdict"], message("judge.llm", rationale=hit["rationale"]), self.label, cached=True)
         body = {
             "model": self.model,
             "messages": messages,
@@ -107,11 +109,11 @@ class LLMJudge:
                 logger.warning("LLM judge attempt %s failed: %s", attempt + 1, reason)
                 continue
             cache.set(cache_key, answer, self.cache_seconds)
-            return Judgement(answer["verdict"], answer["rationale"], self.label)
+            return Judgement(answer["verdict"], message("judge.llm", rationale=answer["rationale"]), self.label)
         fallback = self.fallback.judge(item)
         return Judgement(
             fallback.verdict,
-            f"LLM judge unavailable ({reason}); {fallback.judge} fallback: {fallback.rationale}",
+            message("judge.llm_fallback", reason=reason, judge=fallback.judge, rationale=fallback.message),
             f"{fallback.judge}(llm-fallback)"[:64],
             fallback_reason=reason or "unknown",
             basis=fallback.basis,

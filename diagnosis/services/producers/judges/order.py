@@ -14,6 +14,8 @@ Whose value a number is: owners.py.
 
 from typing import TYPE_CHECKING
 
+from diagnosis.messages import message
+
 from . import cues as c
 from . import glossary as g
 from .alignment import same_measure, token_groups, value_equal
@@ -92,7 +94,8 @@ def roles_check(alignment: "Alignment", evidence: list[Clause]) -> list["Unit"]:
                     and same_token(target, other_source)
                     and not same_token(source, other_source)
                 ):
-                    return [Unit("roles", "conflict", f"from {source.text} to {target.text}, evidence «{clause.text}»")]
+                    why = message("unit.roles_from_to", source=source.text, target=target.text, clause=clause.text)
+                    return [Unit("roles", "conflict", why)]
     if alignment.home is None:
         return []
     flat = list(alignment.home.flat)
@@ -112,7 +115,7 @@ def roles_check(alignment: "Alignment", evidence: list[Clause]) -> list["Unit"]:
             claim_order = _flip(claim_span, causal)
             evidence_order = (1 if eb > ea else -1) * _flip(evidence_span, causal, aligned_ids(alignment))
             if claim_order != evidence_order:
-                return [Unit("roles", "conflict", f"{a.text} / {b.text} swapped in «{shown}»")]
+                return [Unit("roles", "conflict", message("unit.roles_swapped", a=a.text, b=b.text, clause=shown))]
     return _subject_slot(alignment) or _arguments(alignment, flat, placed, shown)
 
 
@@ -150,7 +153,9 @@ def _own_subject(alignment: "Alignment", flat: list[Token], placed, shown: str) 
             return []  # a value ("in v1.4.0 and fixed"), not a subject
         if before.kind == "word" and before.text.endswith("ly"):
             return []
-        return [Unit(verb.text, "structure", f"«{before.text}» {verb.text}, in «{shown}»")]
+        return [
+            Unit(verb.text, "structure", message("unit.before_verb", word=before.text, verb=verb.text, clause=shown))
+        ]
     return []
 
 
@@ -228,7 +233,8 @@ def _subject_slot(alignment: "Alignment") -> list["Unit"]:
     away = [t for t in subjects if not within(t, slot) and not within(t, home.tokens)]
     if away and foreign(slot):
         said = foreign(slot)[0].text
-        return [Unit(away[0].text, "structure", f"«{home.text}» is said of «{said}», not of «{away[0].text}»")]
+        why = message("unit.said_of_not", clause=home.text, said=said, word=away[0].text)
+        return [Unit(away[0].text, "structure", why)]
     copula = claim[pivot].text in c.COPULAS or claim[pivot].lemma in c.COPULAS
     for t in claim[pivot + 1 :] if copula else ():
         clauses = {id(h.clause): h.clause for h in alignment.hits.get(id(t), ())}
@@ -238,7 +244,7 @@ def _subject_slot(alignment: "Alignment") -> list["Unit"]:
             slot = _slot(other)
             if foreign(slot) and not any(within(s, slot) for s in subjects):
                 said = foreign(slot)[0].text
-                return [Unit(t.text, "structure", f"«{t.text}» is said of «{said}» («{other.text}»)")]
+                return [Unit(t.text, "structure", message("unit.said_of", word=t.text, said=said, clause=other.text))]
     return []
 
 
@@ -328,7 +334,7 @@ def _arguments(alignment: "Alignment", flat: list[Token], placed, shown: str) ->
     second = max(attached.values(), default=0)
     own_subject = second and flat[second - 1].kind == "word" and id(flat[second - 1]) not in aligned
     if len(set(attached.values())) > 1 and own_subject:  # "Tom called Anna, and later Anna called Ben"
-        return [Unit(p.text, "structure", f"its arguments stand by different «{p.text}» in «{shown}»")]
+        return [Unit(p.text, "structure", message("unit.arguments_apart", word=p.text, clause=shown))]
     for ca, ea, token, _ in placed:
         if ca == cp or (token.kind != "word" and not token.identifier) or relation(token):
             continue
@@ -336,7 +342,7 @@ def _arguments(alignment: "Alignment", flat: list[Token], placed, shown: str) ->
         after = [n for n in ends if n > ea]
         before = [n for n in ends if n < ea]
         if subject and _agent_of_another(flat, ea, p, aligned):
-            return [Unit(token.text, "structure", f"the agent of another verb («by {token.text}») in «{shown}»")]
+            return [Unit(token.text, "structure", message("unit.agent_of_other", word=token.text, clause=shown))]
         if subject and after:
             span = flat[ea + 1 : after[0]]
             if (
@@ -344,14 +350,14 @@ def _arguments(alignment: "Alignment", flat: list[Token], placed, shown: str) ->
                 or _linked_after_foreign(flat, ea, aligned)
                 or (_object_relative(span) and not _foreign_verb(span, aligned))
             ):
-                return [Unit(token.text, "structure", f"the subject of another verb or phrase in «{shown}»")]
+                return [Unit(token.text, "structure", message("unit.subject_of_other", clause=shown))]
         elif subject and before and p.text.isascii() and not p.pos:
             span = flat[before[-1] + 1 : ea]
             gapped = any(t.fact is not None for t in span)  # "Maria scored 18 and Julia 25": values decide
             if not gapped and (not any(t.text == "by" for t in span) or _foreign_verb(span, aligned)):
-                return [Unit(token.text, "structure", f"after «{p.text}», not as its agent, in «{shown}»")]
+                return [Unit(token.text, "structure", message("unit.not_agent", word=p.text, clause=shown))]
         elif ca > cp and before and _foreign_verb(flat[before[-1] + 1 : ea], aligned):
-            return [Unit(token.text, "structure", f"the object of another verb in «{shown}»")]
+            return [Unit(token.text, "structure", message("unit.object_of_other", clause=shown))]
     return []
 
 

@@ -6,6 +6,8 @@ conflict; only a conflict located in the aligned clause (or its sentence) makes 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from diagnosis.messages import Message, message
+
 from ..facts import Fact
 from . import cues
 from . import glossary as g
@@ -28,17 +30,30 @@ SLOT_KEYS = frozenset(
 _NAME_POS = frozenset({"nr", "nrfg", "nrt", "ns", "nt", "nz"})
 
 
+# Units that name a check of the clause rather than a word of the claim (their names are labels).
+CHECK_UNITS = frozenset({"cause", "roles", "quantifier", "modality", "mood", "frequency", "rank"})
+
+
 @dataclass(frozen=True, slots=True)
 class Unit:
     text: str
     status: str  # aligned | unaligned | structure | conflict
-    detail: str
+    why: Message  # the detail, a `diagnosis.messages` "unit.*" message
 
     @property
-    def shown(self) -> str:
-        return (
-            f"{self.text}: {self.detail}" if self.status == "aligned" else f"{self.text}: {self.status} ({self.detail})"
-        )
+    def detail(self) -> str:
+        return self.why.text
+
+    def described(self) -> Message:
+        """ "text: detail" """
+        return message("unit.check" if self.text in CHECK_UNITS else "unit.word", text=self.text, detail=self.why)
+
+    def shown(self) -> Message:
+        """ "text: detail" when aligned, else "text: status (detail)" """
+        if self.status == "aligned":
+            return self.described()
+        code = "unit.check_status" if self.text in CHECK_UNITS else "unit.word_status"
+        return message(code, text=self.text, status=self.status, detail=self.why)
 
 
 def _near(hit_clause: Clause, home: Clause | None) -> bool:
@@ -85,11 +100,13 @@ def _scoped(hit: Hit, clause: Clause) -> bool:
 
 
 def _in_negation(token: Token, hit: Hit) -> Unit:
-    return Unit(token.text, "structure", f"stated inside a negation («{hit.clause.text}»)")
+    return Unit(token.text, "structure", message("unit.in_negation", clause=hit.clause.text))
 
 
-def _where(hit: Hit) -> str:
-    return f"{hit.how} «{hit.shown}»" if hit.token is not None and hit.shown != hit.how else hit.how
+def _where(hit: Hit) -> Message:
+    if hit.token is not None and hit.shown != hit.how:
+        return message("unit.where", how=hit.how, word=hit.shown)
+    return message("unit.how", how=hit.how)
 
 
 def unit_check(token: Token, alignment: "Alignment", sources: str) -> Unit:
@@ -115,43 +132,38 @@ def _word(token: Token, alignment: "Alignment", sources: str) -> Unit:
         mine = {id(h.token) for hits in alignment.hits.values() for h in hits}
         rival = next((a for a in antonyms if not _polarity_agrees(token, a, clause) and id(a.token) not in mine), None)
         if hit.how != "antonym" and rival is not None and antonym_nearer(rival, hit, alignment):
-            return Unit(
-                token.text, "conflict", f"antonym: «{rival.shown}» stands by the claim's words in «{rival.clause.text}»"
-            )
+            why = message("unit.antonym_nearby", word=rival.shown, clause=rival.clause.text)
+            return Unit(token.text, "conflict", why)
         searched = hit.negated == "search" or any(t.negated == "search" for t in hit.clause.tokens)
         if token.negated and searched and not any(t.lemma in g.SEARCH_WORDS for t in clause.tokens):
-            return Unit(
-                token.text,
-                "structure",
-                f"the evidence only reports a failed search («{hit.clause.text}»): not found is not absent",
-            )
+            return Unit(token.text, "structure", message("unit.failed_search", clause=hit.clause.text))
         return _role(token, hit, clause) or Unit(token.text, "aligned", _where(hit))
     opposed = [h for h in hits + antonyms if _near(h.clause, home)]
     if opposed:
         hit = opposed[0]
         if hit.how == "antonym":
-            return Unit(token.text, "conflict", f"antonym: evidence «{hit.clause.text}» states «{hit.shown}»")
+            return Unit(token.text, "conflict", message("unit.antonym_states", clause=hit.clause.text, word=hit.shown))
         if token.head or hit.head:
             said = "denies" if hit.negated else "affirms"
-            return Unit(token.text, "conflict", f"negation: the evidence {said} it in «{hit.clause.text}»")
+            return Unit(token.text, "conflict", message("unit.negation", said=said, clause=hit.clause.text))
     if hits:
-        return Unit(token.text, "unaligned", "stated only with the opposite polarity elsewhere")
+        return Unit(token.text, "unaligned", message("unit.opposite_polarity"))
     if "-" in token.text and token.text.replace("-", "") in sources:
-        return Unit(token.text, "aligned", "named by the cited ref")
+        return Unit(token.text, "aligned", message("unit.named_by_ref"))
     if token_groups(token) & g.SYNONYM_GROUPS["because"] and alignment.causal:
-        return Unit(token.text, "aligned", "the evidence states a causal link")
+        return Unit(token.text, "aligned", message("unit.causal_link"))
     converse = g.CONVERSE_OF.get(token.lemma)
     if converse and home is not None and any(t.lemma == converse for t in home.tokens):
         if sum(1 for t in clause.tokens if t.identifier or t.pos in _NAME_POS) >= 2:
-            return Unit(token.text, "aligned", f"converse «{converse}» (roles checked)")
-        return Unit(token.text, "conflict", f"antonym: evidence «{home.text}» states «{converse}»")
+            return Unit(token.text, "aligned", message("unit.converse", word=converse))
+        return Unit(token.text, "conflict", message("unit.antonym_states", clause=home.text, word=converse))
     direction = _direction(token, alignment)
     if direction is not None:
         return direction
     slot = _slot(token, alignment)
     if slot is not None:
         return slot
-    return Unit(token.text, "unaligned", "not in the cited evidence")
+    return Unit(token.text, "unaligned", message("unit.not_in_evidence"))
 
 
 def _next_content(tokens: list[Token], at: int, step: int) -> Token | None:
@@ -207,7 +219,8 @@ def _substituted(token: Token, alignment: "Alignment") -> Unit | None:
             or (_rank_word(token) and other.text not in g.ANTONYM_OF.get(token.text, ()))
         ):
             continue  # "oldest city" / "largest city": two ranks on two scales, not one slot
-        return Unit(token.text, "conflict", f"the evidence says «{other.text} {hit.token.text}» («{home.text}»)")
+        why = message("unit.says_phrase", words=f"{other.text} {hit.token.text}", clause=home.text)
+        return Unit(token.text, "conflict", why)
     return None
 
 
@@ -256,21 +269,20 @@ def _role(token: Token, hit: Hit, clause: Clause) -> Unit | None:
         t.text in cues.ATTENUATORS for t in clause.tokens[max(0, mine - 2) : mine]
     ):
         said = next(t.text for t in before if t.text in cues.ATTENUATORS)
-        return Unit(token.text, "conflict", f"the evidence says «{said} {hit.token.text}» («{hit.clause.text}»)")
+        why = message("unit.says_phrase", words=f"{said} {hit.token.text}", clause=hit.clause.text)
+        return Unit(token.text, "conflict", why)
     share = _share(hit.clause.tokens, at)
     if share is not None and not any(t.fact is not None and t.fact.family == "percent" for t in clause.tokens):
-        return Unit(token.text, "structure", f"the evidence states only «{share.text}» of it («{hit.clause.text}»)")
+        return Unit(token.text, "structure", message("unit.share_only", share=share.text, clause=hit.clause.text))
     wanted, stated = _preposition(clause.tokens, mine), _preposition(hit.clause.tokens, at)
     if not wanted or not stated or wanted == stated:
         return None
     if frozenset((wanted, stated)) in cues.OPPOSITE_CLASSES:
-        return Unit(
-            token.text,
-            "conflict",
-            f"another role: the evidence says it {stated}, the claim {wanted} («{hit.clause.text}»)",
-        )
+        why = message("unit.another_role", stated=stated, wanted=wanted, clause=hit.clause.text)
+        return Unit(token.text, "conflict", why)
     if wanted in _PLACES and stated in _PLACES:
-        return Unit(token.text, "structure", f"another place or role in «{hit.clause.text}» ({stated}, not {wanted})")
+        why = message("unit.another_place", clause=hit.clause.text, stated=stated, wanted=wanted)
+        return Unit(token.text, "structure", why)
     return None
 
 
@@ -292,13 +304,14 @@ def _direction(token: Token, alignment: "Alignment") -> Unit | None:
         for t in clause.tokens:
             groups = token_groups(t)
             if groups & g.SYNONYM_GROUPS["increase" if down else "decrease"]:
-                return Unit(token.text, "conflict", f"direction: evidence «{clause.text}» says «{t.text}»")
+                return Unit(token.text, "conflict", message("unit.direction_says", clause=clause.text, word=t.text))
         for source, target in clause.pairs:
             if source.fact and target.fact and same_measure(source.fact, target.fact):
                 rising = float(target.fact.value) > float(source.fact.value)
+                move = {"source": source.text, "target": target.text}
                 if rising == up:
-                    return Unit(token.text, "aligned", f"direction of «{source.text} -> {target.text}»")
-                return Unit(token.text, "conflict", f"direction: evidence goes «{source.text} -> {target.text}»")
+                    return Unit(token.text, "aligned", message("unit.direction_of", **move))
+                return Unit(token.text, "conflict", message("unit.direction_goes", **move))
     return None
 
 
@@ -314,7 +327,8 @@ def _slot(token: Token, alignment: "Alignment") -> Unit | None:
         following = hit.clause.tokens[hit.clause.tokens.index(hit.token) + 1 :]
         value = next((t for t in following if t.content), None)
         if value is not None and _name_like(value):
-            return Unit(token.text, "conflict", f"{key.text}: evidence says «{value.text}» («{hit.clause.text}»)")
+            why = message("unit.slot_value", key=key.text, value=value.text, clause=hit.clause.text)
+            return Unit(token.text, "conflict", why)
     return None
 
 
@@ -338,27 +352,26 @@ def _entity(token: Token, alignment: "Alignment", sources: str) -> Unit:
                 and other.fact.value not in claimed
                 and _same_kind(token.fact, other.fact)
             ):
-                return Unit(
-                    token.text, "structure", f"stated only elsewhere; «{other.text}» holds its place in «{home.text}»"
-                )
+                why = message("unit.elsewhere_only", other=other.text, clause=home.text)
+                return Unit(token.text, "structure", why)
     if hits and _version_event(token, hits, alignment):
         hit = hits[0]
-        return Unit(token.text, "structure", f"the evidence names it for another event («{hit.clause.text}»)")
+        return Unit(token.text, "structure", message("unit.another_event", clause=hit.clause.text))
     if hits:
         bound = [verb_owner(h, token, alignment) for h in hits]
         if all(bound):
-            return Unit(token.text, "unaligned", f"stated as the value of «{bound[0]}» («{hits[0].clause.text}»)")
+            return Unit(token.text, "unaligned", message("unit.value_of", owner=bound[0], clause=hits[0].clause.text))
         return Unit(token.text, "aligned", _where(next(h for h, b in zip(hits, bound, strict=True) if not b)))
     assert token.fact is not None
     if token.fact.value.replace("-", "").replace("_", "") in sources:
-        return Unit(token.text, "aligned", "named by the cited ref")
+        return Unit(token.text, "aligned", message("unit.named_by_ref"))
     home = alignment.home
     claimed = {t.fact.value for t in alignment.clause.tokens if t.identifier}
     if home is not None:
         for other in home.tokens:
             if other.identifier and other.fact.value not in claimed and _same_kind(token.fact, other.fact):
-                return Unit(token.text, "conflict", f"another entity in its place: «{other.text}» («{home.text}»)")
-    return Unit(token.text, "unaligned", "not in the cited evidence")
+                return Unit(token.text, "conflict", message("unit.another_entity", other=other.text, clause=home.text))
+    return Unit(token.text, "unaligned", message("unit.not_in_evidence"))
 
 
 def _version_event(token: Token, hits: list[Hit], alignment: "Alignment") -> bool:
@@ -427,11 +440,11 @@ def _value(token: Token, alignment: "Alignment") -> Unit:
             and token.fact is not None
             and token.fact.kind in {"quantity", "number"}
         ):
-            return Unit(token.text, "structure", f"the evidence only bounds or approximates it («{hit.clause.text}»)")
+            return Unit(token.text, "structure", message("unit.bounds_only", clause=hit.clause.text))
         return Unit(token.text, "aligned", _where(hit))
     if good and _near(good[0].clause, home):
         said = "denies" if good[0].negated else "affirms"
-        return Unit(token.text, "conflict", f"negation: the evidence {said} it in «{good[0].clause.text}»")
+        return Unit(token.text, "conflict", message("unit.negation", said=said, clause=good[0].clause.text))
     for rival in alignment.rivals[id(token)]:
         if (
             _near(rival.clause, home)
@@ -440,15 +453,18 @@ def _value(token: Token, alignment: "Alignment") -> Unit:
             and not foreign_owner(rival, token, alignment, verbs=False)
             and owns(rival, token, alignment)
         ):
-            return Unit(token.text, "conflict", f"other value: evidence says «{rival.shown}» («{rival.clause.text}»)")
+            why = message("unit.other_value", value=rival.shown, clause=rival.clause.text)
+            return Unit(token.text, "conflict", why)
     if token.fact is not None and token.fact.value == 0 and home is not None:
         zeroed = [t for t in clause.tokens if t.negated == "zero"]
         if zeroed and all(any(h.negated for h in alignment.hits[id(t)]) for t in zeroed):
-            return Unit(token.text, "aligned", "zero stated as absence")
+            return Unit(token.text, "aligned", message("unit.zero_absence"))
     if hits:
-        owner = owners[id(hits[0])] or ", ".join(sorted(f.value for f in hits[0].clause.entities)) or "something else"
-        return Unit(token.text, "unaligned", f"stated for «{owner}» («{hits[0].clause.text}»)")
-    return Unit(token.text, "unaligned", "not in the cited evidence")
+        owner = owners[id(hits[0])] or ", ".join(sorted(f.value for f in hits[0].clause.entities))
+        if not owner:
+            return Unit(token.text, "unaligned", message("unit.stated_for_other", clause=hits[0].clause.text))
+        return Unit(token.text, "unaligned", message("unit.stated_for", owner=owner, clause=hits[0].clause.text))
+    return Unit(token.text, "unaligned", message("unit.not_in_evidence"))
 
 
 def clause_checks(alignment: "Alignment") -> list[Unit]:
@@ -461,9 +477,9 @@ def clause_checks(alignment: "Alignment") -> list[Unit]:
     siblings = {id(h.clause): h.clause for hits in alignment.hits.values() for h in hits if h.clause in sentence}
     qualified = next((c for c in siblings.values() if c is not home and c.quantifier in {"most", "few"}), None)
     if qualified is not None and clause.quantifier not in {"most", "few"} and not units:
-        units.append(Unit("quantifier", "structure", f"the evidence qualifies it: «{qualified.text}»"))
+        units.append(Unit("quantifier", "structure", message("unit.qualifies", clause=qualified.text)))
     if home.hedged and not clause.hedged:
-        units.append(Unit("modality", "structure", f"the evidence only hedges («{home.text}»)"))
+        units.append(Unit("modality", "structure", message("unit.hedges", clause=home.text)))
     if (
         home.mood
         and home.mood != clause.mood
@@ -471,21 +487,21 @@ def clause_checks(alignment: "Alignment") -> list[Unit]:
         and not (home.mood == PAST and past_tense(clause.tokens))
         and not (home.mood == FUTURE and not done(clause.tokens))
     ):
-        units.append(Unit("mood", "structure", f"the evidence states it only as {home.mood} («{home.text}»)"))
+        units.append(Unit("mood", "structure", message("unit.mood", mood=home.mood, clause=home.text)))
     universal = (clause.quantifier == "all" or clause.period) and not any(t.text in cues.EXCEPT for t in clause.tokens)
     if universal and any(t.text in cues.EXCEPT for c in sentence for t in c.tokens):  # "every day except Mondays"
-        units.append(Unit("quantifier", "conflict", f"the evidence makes an exception («{home.text}»)"))
+        units.append(Unit("quantifier", "conflict", message("unit.exception", clause=home.text)))
     if clause.period is not None:
         stated = [c.period for c in sentence if c.period is not None]
         if not stated:
-            units.append(Unit("frequency", "structure", f"the evidence states no frequency («{home.text}»)"))
+            units.append(Unit("frequency", "structure", message("unit.no_frequency", clause=home.text)))
         elif not any(abs(p - clause.period) <= 0.01 * clause.period for p in stated):
-            units.append(Unit("frequency", "conflict", f"another frequency in «{home.text}»"))
+            units.append(Unit("frequency", "conflict", message("unit.other_frequency", clause=home.text)))
     stated_ranks = [r for c in sentence for r in ranks(c.tokens)]
     for head, rank in ranks(clause.tokens):
         others = sorted({r for h, r in stated_ranks if h == head})
         if others and rank not in others:
-            units.append(Unit("rank", "conflict", f"the claim ranks «{head}» {rank}, the evidence {others[0]}"))
+            units.append(Unit("rank", "conflict", message("unit.rank", head=head, rank=rank, other=others[0])))
     return units
 
 
@@ -513,10 +529,5 @@ def _quantifier(clause: Clause, home: Clause) -> list[Unit]:
         status = "structure"  # "mostly on the EU nodes" qualifies what the claim states plainly
     if status is None:
         return []
-    return [
-        Unit(
-            "quantifier",
-            status,
-            f"the claim says {want or 'it plainly'}, the evidence «{home.text}» {have or 'does not'}",
-        )
-    ]
+    why = message("unit.quantifier", want=want or "it plainly", clause=home.text, have=have or "does not")
+    return [Unit("quantifier", status, why)]
