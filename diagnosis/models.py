@@ -437,7 +437,6 @@ class SessionDay(models.Model):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+", verbose_name=_("project"))
     day = models.DateField(verbose_name=_("day"))
     sessions = models.PositiveIntegerField(default=0)
-    needs_review = models.PositiveIntegerField(default=0)
     reviewed = models.PositiveIntegerField(default=0)
     score_missing = models.PositiveIntegerField(default=0)
     # Sessions per evidence-score bucket (0-9, 10-19, ..., 90-100), in order.

@@ -225,7 +225,6 @@ def session_days_compute(
         .values("project_id", "day", "verifier_verdict", "feedback", "review_judgement")
         .annotate(
             n=Count("created_at"),
-            waiting=Count("created_at", filter=Q(needs_review=True)),
             done=Count("created_at", filter=Q(reviewed_at__isnull=False)),
             unscored=Count("created_at", filter=Q(evidence_score__isnull=True)),
             **buckets,
@@ -234,7 +233,6 @@ def session_days_compute(
     for group in grouped:
         target = row(group["project_id"], group["day"])
         target.sessions += group["n"]
-        target.needs_review += group["waiting"]
         target.reviewed += group["done"]
         target.score_missing += group["unscored"]
         for index, (low, _high) in enumerate(SCORE_BUCKETS):

@@ -19,7 +19,7 @@ from selfeval_site.tenancy.access import Access
 
 DayKey = tuple[int, dt.date]
 _FIGURES = [
-    "sessions", "needs_review", "reviewed", "score_missing", "score_buckets", "cube", "aiops_failures",
+    "sessions", "reviewed", "score_missing", "score_buckets", "cube", "aiops_failures",
     "verifier_right", "verifier_wrong", "reviews",
 ]  # fmt: skip
 

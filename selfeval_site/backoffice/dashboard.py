@@ -97,7 +97,6 @@ class DayFigures:
 
     day: dt.date
     total: int = 0
-    needs_review: int = 0
     reviewed: int = 0
     score_missing: int = 0
     score_buckets: list[int] = field(default_factory=lambda: [0] * len(SCORE_BUCKETS))
@@ -111,7 +110,6 @@ class DayFigures:
     def add(self, row: "SessionDay | DayFigures") -> None:
         """Count a rollup row (or another day's figures) in."""
         self.total += row.total if isinstance(row, DayFigures) else row.sessions
-        self.needs_review += row.needs_review
         self.reviewed += row.reviewed
         self.score_missing += row.score_missing
         if row.score_buckets:
@@ -149,7 +147,7 @@ class DayFigures:
 
 
 _STORED = [
-    "sessions", "needs_review", "reviewed", "score_missing", "score_buckets", "cube", "aiops_failures",
+    "sessions", "reviewed", "score_missing", "score_buckets", "cube", "aiops_failures",
     "verifier_right", "verifier_wrong", "reviews",
 ]  # fmt: skip
 
