@@ -9,7 +9,9 @@ the other's change with an older count.
 """
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from django.db import transaction
 
@@ -18,6 +20,8 @@ from diagnosis.selectors import CUBE_SIZE, SCORE_BUCKETS, session_days_compute, 
 from selfeval_site.tenancy.access import Access
 
 DayKey = tuple[int, dt.date]
+# Keys collected by `session_days_deferred`, refreshed when it ends; None outside one.
+_deferred: ContextVar[set[DayKey] | None] = ContextVar("session_days_deferred", default=None)
 _FIGURES = [
     "sessions", "reviewed", "score_missing", "score_buckets", "cube", "aiops_failures",
     "verifier_right", "verifier_wrong", "reviews",
@@ -41,6 +45,10 @@ def session_days_refresh(*, keys: Iterable[DayKey]) -> None:
     Six statements for one day: lock the rows (an upsert, which creates the missing ones), four
     counts, write the figures (an upsert again); four more per further day.
     """
+    pending = _deferred.get()
+    if pending is not None:
+        pending.update(keys)
+        return
     keys = sorted(set(keys))
     if not keys:
         return
@@ -61,6 +69,24 @@ def session_days_refresh(*, keys: Iterable[DayKey]) -> None:
 
 def _upsert(rows: list[SessionDay], fields: list[str]) -> None:
     SessionDay.objects.bulk_create(rows, update_conflicts=True, unique_fields=["project", "day"], update_fields=fields)
+
+
+@contextmanager
+def session_days_deferred() -> Iterator[None]:
+    """Refresh the rollups of every session written inside the block once, when it ends.
+
+    For a transaction that writes several sessions (an OTLP export, an import batch): each day
+    is recounted once, and its row is locked after every session row the block locked, so two
+    such transactions lock in the same order (their sessions sorted, then the days) and cannot
+    deadlock on a day they share. Use it inside the transaction.
+    """
+    token = _deferred.set(set())
+    try:
+        yield
+        keys = _deferred.get()
+    finally:
+        _deferred.reset(token)
+    session_days_refresh(keys=keys)
 
 
 def session_days_rebuild(*, first: dt.date, last: dt.date, chunk_days: int = 31) -> int:

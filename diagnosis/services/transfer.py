@@ -20,6 +20,7 @@ from diagnosis.models import DiagnosisSession
 from diagnosis.serializers import SessionIngestSerializer
 from diagnosis.services.export import PAYLOAD_FIELDS, payload_prefetches, session_payload
 from diagnosis.services.ingestion import session_upsert
+from diagnosis.services.session_days import session_days_deferred
 from selfeval_site.api.errors import flatten_field_errors
 from selfeval_site.tenancy.models import Project
 
@@ -73,7 +74,7 @@ def session_import_lines(
                 outcomes.append(LineOutcome(line=number, error=error))
             else:
                 valid.append((number, data))
-        with transaction.atomic():
+        with transaction.atomic(), session_days_deferred():  # each day of the batch recounted once
             for number, data in valid:
                 try:
                     # The file is an operator's export: its layers are SelfEval's own, verdicts included.

@@ -18,6 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
+from diagnosis.services.session_days import session_days_deferred
 from selfeval_site.otlp.config import ReceiverConfig
 from selfeval_site.otlp.models import BufferedSpan, BufferedTrace, TraceState
 from selfeval_site.otlp.selectors import buffered_span_records
@@ -202,9 +203,10 @@ def _ingest(
             _refuse(trace, added[trace.trace_id], outcome.error, result)
         else:
             mapped.append((trace, outcome))
-    for trace, outcome in sorted(mapped, key=lambda pair: pair[1].session_id):
-        buffered_trace_ingest(trace=trace, mapped=outcome)
-        result.sessions.append(trace.ingested_as)
+    with session_days_deferred():  # the day rollups locked after every session: no deadlock
+        for trace, outcome in sorted(mapped, key=lambda pair: pair[1].session_id):
+            buffered_trace_ingest(trace=trace, mapped=outcome)
+            result.sessions.append(trace.ingested_as)
 
 
 def _refuse(trace: BufferedTrace, spans: list[IncomingSpan], error: str, result: ReceiveResult) -> None:
