@@ -309,7 +309,7 @@ def test_dashboard_trends_are_charts_with_their_tables(browser, live_server, dem
     charts.first.locator("summary").click()
     assert table.is_visible() and table.locator("tbody tr").count() == 30  # a row per day of the range
     waiting = page.locator(".se-kpi-warn .se-kpi-value").inner_text()
-    shot(page, "11-dashboard-trends")
+    shot(page, "16-dashboard-trends")
 
     page.click(".se-kpi-warn")
     page.wait_for_selector("body.se-triage #result_list")
