@@ -226,7 +226,7 @@ def measure() -> list[tuple[str, float, float, float]]:
         timings = []
         for _ in range(REPEAT):
             if cold:
-                cache.clear()  # the dashboard's per-day cache: time the first request of a period
+                cache.clear()  # nothing of these pages may depend on a warm cache
             started = time.perf_counter()
             response = client.get(url)
             timings.append((time.perf_counter() - started) * 1000)

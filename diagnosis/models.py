@@ -447,13 +447,13 @@ class SessionDay(models.Model):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+", verbose_name=_("project"))
     day = models.DateField(verbose_name=_("day"))
     sessions = models.PositiveIntegerField(default=0)
-    needs_review = models.PositiveIntegerField(default=0)
     reviewed = models.PositiveIntegerField(default=0)
     score_missing = models.PositiveIntegerField(default=0)
     # Sessions per evidence-score bucket (0-9, 10-19, ..., 90-100), in order.
     score_buckets = models.JSONField(default=list)
-    # "verdict|feedback|judgement" -> sessions; "" for none. Verdict and feedback counts sum from it.
-    cube = models.JSONField(default=dict)
+    # Sessions per (verdict, feedback, judgement), a flat list in the order of
+    # `diagnosis.selectors.cube_index`; verdict and feedback counts are its sums.
+    cube = models.JSONField(default=list)
     # AIOps check name -> sessions of the day where it failed.
     aiops_failures = models.JSONField(default=dict)
     # Reviews of the day's sessions saying the verifier was right / wrong.

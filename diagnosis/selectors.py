@@ -15,9 +15,12 @@ from diagnosis.models import (
     ClaimCheck,
     DiagnosisSession,
     EvidenceRef,
+    Feedback,
+    ReviewJudgement,
     SessionDay,
     SessionReview,
     ToolInvocation,
+    VerifierVerdict,
 )
 from selfeval_site.tenancy.access import Access
 from selfeval_site.tenancy.models import Project
@@ -138,6 +141,23 @@ def session_with_children(*, access: Access, session_id: str, project_slug: str 
 
 # Evidence-score buckets of the dashboard's histogram: 0-9, 10-19, ..., 90-100.
 SCORE_BUCKETS = [(low, low + 9 if low < 90 else 100) for low in range(0, 100, 10)]
+# The axes of a day's cube (verdict x feedback x reviewer judgement, "" for none), in the order of
+# `SessionDay.cube`, a flat list: the cell of (v, f, j) is at cube_index(v, f, j).
+CUBE_VERDICTS = [*VerifierVerdict.values, ""]
+CUBE_FEEDBACKS = [*Feedback.values, ""]
+CUBE_JUDGEMENTS = [*ReviewJudgement.values, ""]
+CUBE_SIZE = len(CUBE_VERDICTS) * len(CUBE_FEEDBACKS) * len(CUBE_JUDGEMENTS)
+
+
+def cube_index(verdict: str, feedback: str, judgement: str) -> int:
+    """The cell of a session's (verdict, feedback, judgement); a value outside the axes counts as none."""
+
+    def position(axis: list[str], value: str) -> int:
+        return axis.index(value) if value in axis else len(axis) - 1
+
+    return (position(CUBE_VERDICTS, verdict) * len(CUBE_FEEDBACKS) + position(CUBE_FEEDBACKS, feedback)) * len(
+        CUBE_JUDGEMENTS
+    ) + position(CUBE_JUDGEMENTS, judgement)
 
 
 def session_days_zone() -> ZoneInfo:
@@ -186,7 +206,11 @@ def session_days_compute(
         key = (project_id, day)
         if key not in rows:
             rows[key] = SessionDay(
-                project_id=project_id, day=day, score_buckets=[0] * len(SCORE_BUCKETS), cube={}, aiops_failures={}
+                project_id=project_id,
+                day=day,
+                score_buckets=[0] * len(SCORE_BUCKETS),
+                cube=[0] * CUBE_SIZE,
+                aiops_failures={},
             )
         return rows[key]
 
@@ -201,7 +225,6 @@ def session_days_compute(
         .values("project_id", "day", "verifier_verdict", "feedback", "review_judgement")
         .annotate(
             n=Count("created_at"),
-            waiting=Count("created_at", filter=Q(needs_review=True)),
             done=Count("created_at", filter=Q(reviewed_at__isnull=False)),
             unscored=Count("created_at", filter=Q(evidence_score__isnull=True)),
             **buckets,
@@ -210,13 +233,11 @@ def session_days_compute(
     for group in grouped:
         target = row(group["project_id"], group["day"])
         target.sessions += group["n"]
-        target.needs_review += group["waiting"]
         target.reviewed += group["done"]
         target.score_missing += group["unscored"]
         for index, (low, _high) in enumerate(SCORE_BUCKETS):
             target.score_buckets[index] += group[f"score_{low}"]
-        cell = "|".join((group["verifier_verdict"], group["feedback"], group["review_judgement"]))
-        target.cube[cell] = target.cube.get(cell, 0) + group["n"]
+        target.cube[cube_index(group["verifier_verdict"], group["feedback"], group["review_judgement"])] += group["n"]
 
     # A failed check makes the AIOps verdict WARN or FAIL: only those sessions' checks are read.
     failed = (

@@ -16,13 +16,13 @@ from collections.abc import Iterable
 from django.db import transaction
 
 from diagnosis.models import DiagnosisSession, SessionDay, SessionDayChange
-from diagnosis.selectors import SCORE_BUCKETS, session_days_compute, session_days_zone
+from diagnosis.selectors import CUBE_SIZE, SCORE_BUCKETS, session_days_compute, session_days_zone
 from selfeval_site.tenancy.access import Access
 
 DayKey = tuple[int, dt.date]
 _MARKS_PER_DELETE = 5000  # bound on the parameters of one statement
 _FIGURES = [
-    "sessions", "needs_review", "reviewed", "score_missing", "score_buckets", "cube", "aiops_failures",
+    "sessions", "reviewed", "score_missing", "score_buckets", "cube", "aiops_failures",
     "verifier_right", "verifier_wrong", "reviews",
 ]  # fmt: skip
 
@@ -110,6 +110,6 @@ def session_days_span() -> tuple[dt.date, dt.date] | None:
 
 def _copy_figures(source: SessionDay | None, target: SessionDay) -> None:
     if source is None:  # nothing left to count that day
-        source = SessionDay(score_buckets=[0] * len(SCORE_BUCKETS), cube={}, aiops_failures={})
+        source = SessionDay(score_buckets=[0] * len(SCORE_BUCKETS), cube=[0] * CUBE_SIZE, aiops_failures={})
     for name in _FIGURES:
         setattr(target, name, getattr(source, name))

@@ -7,19 +7,31 @@ today is counted live from the sessions with the same computation the rollups ar
 """
 
 import datetime as dt
+import operator
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 from django.utils import timezone
 
 from cases.models import OPEN_BAD_CASE_STATUSES, BadCase, Case, CaseStatus
-from diagnosis.models import Feedback, SessionDay, VerifierVerdict
-from diagnosis.selectors import SCORE_BUCKETS, session_days_compute, session_days_zone, sessions_needing_review
+from diagnosis.models import Feedback, SessionDay
+from diagnosis.selectors import (
+    CUBE_FEEDBACKS,
+    CUBE_JUDGEMENTS,
+    CUBE_SIZE,
+    CUBE_VERDICTS,
+    SCORE_BUCKETS,
+    session_days_compute,
+    session_days_zone,
+    sessions_needing_review,
+)
 from diagnosis.services.session_days import session_days_settle
 from selfeval_site.tenancy.access import Access
 
-VERDICTS = [*VerifierVerdict.values, ""]
-FEEDBACKS = ["useful", "not_useful", ""]
-JUDGEMENTS = ["correct", "partly_correct", "wrong", ""]
+VERDICTS = CUBE_VERDICTS
+FEEDBACKS = CUBE_FEEDBACKS
+JUDGEMENTS = CUBE_JUDGEMENTS
+_CELLS = [(v, f, j) for v in VERDICTS for f in FEEDBACKS for j in JUDGEMENTS]  # the cube's order
 
 
 @dataclass(frozen=True)
@@ -86,14 +98,11 @@ class DayFigures:
 
     day: dt.date
     total: int = 0
-    needs_review: int = 0
     reviewed: int = 0
     score_missing: int = 0
     score_buckets: list[int] = field(default_factory=lambda: [0] * len(SCORE_BUCKETS))
-    # (verdict, feedback, judgement) -> sessions, and its two sums the pages read most
-    cube: dict[tuple[str, str, str], int] = field(default_factory=dict)
-    verdicts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(VERDICTS, 0))
-    feedback: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FEEDBACKS, 0))
+    # sessions per (verdict, feedback, judgement), in the order of _CELLS (the rollups' cube)
+    cube: list[int] = field(default_factory=lambda: [0] * CUBE_SIZE)
     aiops_failures: dict[str, int] = field(default_factory=dict)
     verifier_right: int = 0
     verifier_wrong: int = 0
@@ -102,16 +111,12 @@ class DayFigures:
     def add(self, row: "SessionDay | DayFigures") -> None:
         """Count a rollup row (or another day's figures) in."""
         self.total += row.total if isinstance(row, DayFigures) else row.sessions
-        self.needs_review += row.needs_review
         self.reviewed += row.reviewed
         self.score_missing += row.score_missing
-        for index, count in enumerate(row.score_buckets):
-            self.score_buckets[index] += count
-        for cell, count in row.cube.items():
-            key = cell if isinstance(cell, tuple) else tuple(cell.split("|"))
-            self.cube[key] = self.cube.get(key, 0) + count
-            self.verdicts[key[0]] = self.verdicts.get(key[0], 0) + count
-            self.feedback[key[1]] = self.feedback.get(key[1], 0) + count
+        if row.score_buckets:
+            self.score_buckets = list(map(operator.add, self.score_buckets, row.score_buckets))
+        if row.cube:
+            self.cube = list(map(operator.add, self.cube, row.cube))
         for name, count in row.aiops_failures.items():
             self.aiops_failures[name] = self.aiops_failures.get(name, 0) + count
         self.verifier_right += row.verifier_right
@@ -121,19 +126,31 @@ class DayFigures:
     def cell(self, *, verdict: str | None = None, feedback: str | None = None, judgement: str | None = None) -> int:
         return sum(
             count
-            for (v, f, j), count in self.cube.items()
-            if (verdict is None or v == verdict)
+            for (v, f, j), count in zip(_CELLS, self.cube, strict=True)
+            if count
+            and (verdict is None or v == verdict)
             and (feedback is None or f == feedback)
             and (judgement is None or j == judgement)
         )
 
     @property
+    def verdicts(self) -> dict[str, int]:
+        size = len(self.cube) // len(VERDICTS)
+        return {verdict: sum(self.cube[i * size : (i + 1) * size]) for i, verdict in enumerate(VERDICTS)}
+
+    @property
     def useful(self) -> int:
-        return self.feedback.get(Feedback.USEFUL, 0)
+        return self.cell(feedback=Feedback.USEFUL)
 
     @property
     def not_useful(self) -> int:
-        return self.feedback.get(Feedback.NOT_USEFUL, 0)
+        return self.cell(feedback=Feedback.NOT_USEFUL)
+
+
+_STORED = [
+    "sessions", "reviewed", "score_missing", "score_buckets", "cube", "aiops_failures",
+    "verifier_right", "verifier_wrong", "reviews",
+]  # fmt: skip
 
 
 def range_days(*, date_range: DateRange, access: Access) -> list[DayFigures]:
@@ -148,8 +165,13 @@ def range_days(*, date_range: DateRange, access: Access) -> list[DayFigures]:
     last_stored = min(date_range.end, today - dt.timedelta(days=1))
     if date_range.start <= last_stored:
         session_days_settle(first=date_range.start, last=last_stored)
-        for row in SessionDay.objects.visible_to(access).filter(day__gte=date_range.start, day__lte=last_stored):
-            figures[row.day].add(row)
+        stored = (
+            SessionDay.objects.visible_to(access)
+            .filter(day__gte=date_range.start, day__lte=last_stored)
+            .values_list("day", *_STORED)
+        )
+        for day, *values in stored:  # tuples, not model instances: a year is 365 rows per project
+            figures[day].add(SimpleNamespace(**dict(zip(_STORED, values, strict=True))))
     if date_range.end >= today:
         live = session_days_compute(access=access, first=max(date_range.start, today), last=date_range.end)
         for (_project_id, day), row in live.items():

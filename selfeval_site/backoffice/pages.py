@@ -74,7 +74,8 @@ def range_context(*, start: str | None, end: str | None) -> tuple[DateRange, dic
 def trends_context(*, days: list[DayFigures], url: SessionListUrl) -> dict[str, Chart]:
     """The range's trends: verdict mix and useful rate per day, verifier-reviewer agreement per
     week, reviews recorded per day."""
-    verdict_labels = dict(VerifierVerdict.choices) | {"": gettext("No verdict")}
+    # Translated once here, not once per bar (the choices' labels are lazy).
+    verdict_labels = {key: str(label) for key, label in VerifierVerdict.choices} | {"": gettext("No verdict")}
 
     day_urls = url.of_days([day.day for day in days])
 

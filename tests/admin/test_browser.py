@@ -296,3 +296,22 @@ def test_dashboard_in_chinese(browser, live_server, demo_data):
     page.goto(f"{live_server.url}/admin/diagnosis/diagnosissession/{demo_data['target'].pk}/change/")
     shot(page, "10-inspector-zh")
     page.close()
+
+
+def test_dashboard_trends_are_charts_with_their_tables(browser, live_server, demo_data):
+    page = browser.new_page(viewport={"width": 1440, "height": 900})
+    login(page, live_server.url, "bob")
+    charts = page.locator(".se-trends .se-chart")
+    assert charts.count() == 4
+    assert page.locator(".se-trends svg rect").count() > 0
+    table = charts.first.locator("details table")
+    assert not table.is_visible()
+    charts.first.locator("summary").click()
+    assert table.is_visible() and table.locator("tbody tr").count() == 30  # a row per day of the range
+    waiting = page.locator(".se-kpi-warn .se-kpi-value").inner_text()
+    shot(page, "16-dashboard-trends")
+
+    page.click(".se-kpi-warn")
+    page.wait_for_selector("body.se-triage #result_list")
+    assert waiting == str(DiagnosisSession.objects.filter(needs_review=True).count())
+    page.close()

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('diagnosis', '0008_session_text_search'),
+        ('diagnosis', '0010_session_days_cube_list'),
         ('tenancy', '0001_initial'),
     ]
 
