@@ -25,13 +25,22 @@ class SortKey:
 
 @dataclass(frozen=True)
 class ListPlace:
-    """`position` is 1-based and None when the row is not (or no longer) in the list."""
+    """`position` is 1-based and None when the row is not (or no longer) in the list; counts stop
+    past `cap` (`cap + 1` or more means "more than cap")."""
 
     position: int | None
     total: int
-    capped: bool  # total (and position) stop at the count cap
+    cap: int
     previous_pk: int | None
     next_pk: int | None
+
+    @property
+    def capped(self) -> bool:
+        return self.total > self.cap
+
+    @property
+    def position_exact(self) -> bool:
+        return self.position is not None and self.position <= self.cap
 
 
 def sort_keys(queryset: QuerySet) -> list[SortKey] | None:
@@ -122,7 +131,7 @@ def list_place(queryset: QuerySet, obj: Model, *, cap: int = COUNT_CAP) -> ListP
     return ListPlace(
         position=position,
         total=total,
-        capped=total > cap,
+        cap=cap,
         previous_pk=previous,
         next_pk=following[0] if following else None,
     )
