@@ -95,6 +95,14 @@ def _after(keys: list[SortKey], values: list, *, nulls_largest: bool) -> Q | Non
     return reduce(or_, alternatives) if alternatives else None
 
 
+def _bound(key: SortKey, value) -> Q:
+    """A plain range on the first sort key that this row and every row after it satisfy: the OR of
+    `_after` alone gives the database no range, so it would walk the index from the list's start."""
+    if value is None or key.nullable:
+        return Q()  # NULLs may sort on either side: no plain range holds them
+    return Q(**{f"{key.name}__{'lte' if key.descending else 'gte'}": value})
+
+
 def _reversed(keys: list[SortKey]) -> list[SortKey]:
     return [SortKey(key.name, not key.descending, key.nullable) for key in keys]
 
@@ -118,16 +126,16 @@ def list_place(queryset: QuerySet, obj: Model, *, cap: int = COUNT_CAP) -> ListP
     rows = queryset.order_by(*_order(keys)).values_list("pk", flat=True)
     # The row itself and the one after it, in one query: the first tells whether it is in the list.
     here = Q(pk=obj.pk)
-    here_and_next = list(rows.filter(here | after if after is not None else here)[:2])
+    onwards = rows.filter(_bound(keys[0], values[0]))
+    here_and_next = list(onwards.filter(here | after if after is not None else here)[:2])
     in_list = bool(here_and_next) and here_and_next[0] == obj.pk
     following = here_and_next[1:] if in_list else here_and_next[:1]
-    previous = None
-    if before is not None:
-        previous = rows.order_by(*_order(_reversed(keys))).filter(before).first()
+    backwards = rows.order_by(*_order(_reversed(keys))).filter(_bound(_reversed(keys)[0], values[0]))
+    previous = backwards.filter(before).first() if before is not None else None
     total = capped_count(queryset, cap)
     position = None
     if in_list:
-        position = (capped_count(rows.filter(before), cap) if before is not None else 0) + 1
+        position = (capped_count(backwards.filter(before), cap) if before is not None else 0) + 1
     return ListPlace(
         position=position,
         total=total,
