@@ -95,12 +95,52 @@ def _after(keys: list[SortKey], values: list, *, nulls_largest: bool) -> Q | Non
     return reduce(or_, alternatives) if alternatives else None
 
 
-def _bound(key: SortKey, value) -> Q:
-    """A plain range on the first sort key that this row and every row after it satisfy: the OR of
-    `_after` alone gives the database no range, so it would walk the index from the list's start."""
-    if value is None or key.nullable:
-        return Q()  # NULLs may sort on either side: no plain range holds them
-    return Q(**{f"{key.name}__{'lte' if key.descending else 'gte'}": value})
+def _segments(keys: list[SortKey], values: list, *, nulls_largest: bool, here: Q | None = None) -> list[Q]:
+    """The rows after this one as disjoint conditions in list order, each a plain range (or IS NULL)
+    on the first sort key, so the database reads only from this row onwards. One OR over every
+    key would give it no range: it would walk the index from the list's start, or scan the table.
+
+    The first segment holds `here` (this row itself) too. NULLs of the first key are a segment
+    of their own.
+    """
+    first, value = keys[0], values[0]
+    tail = _after(keys[1:], values[1:], nulls_largest=nulls_largest) if len(keys) > 1 else None
+    equal = Q(**{f"{first.name}__isnull": True}) if value is None else Q(**{first.name: value})
+    same = [condition for condition in (here, tail) if condition is not None]
+    nulls_last = nulls_largest != first.descending
+    if value is None:
+        segments = [equal & reduce(or_, same)] if same else []
+        if not nulls_last:
+            segments.append(Q(**{f"{first.name}__isnull": False}))
+        return segments
+    direction = "l" if first.descending else "g"
+    beyond = Q(**{f"{first.name}__{direction}t": value})
+    # The range (>= value) is implied by the OR; stated, it bounds the index scan.
+    segments = [
+        Q(**{f"{first.name}__{direction}te": value}) & ((equal & reduce(or_, same)) | beyond if same else beyond)
+    ]
+    if first.nullable and nulls_last:
+        segments.append(Q(**{f"{first.name}__isnull": True}))
+    return segments
+
+
+def _first(rows: QuerySet, segments: list[Q], count: int) -> list:
+    """The first `count` rows of the segments, in order: a segment is read only if needed."""
+    found: list = []
+    for segment in segments:
+        found += list(rows.filter(segment)[: count - len(found)])
+        if len(found) >= count:
+            break
+    return found
+
+
+def _counted(rows: QuerySet, segments: list[Q], cap: int) -> int:
+    total = 0
+    for segment in segments:
+        total += capped_count(rows.filter(segment), cap - total)
+        if total > cap:
+            break
+    return total
 
 
 def _reversed(keys: list[SortKey]) -> list[SortKey]:
@@ -112,7 +152,8 @@ def _order(keys: list[SortKey]) -> list[str]:
 
 
 def list_place(queryset: QuerySet, obj: Model, *, cap: int = COUNT_CAP) -> ListPlace | None:
-    """Where `obj` sits in `queryset` (filtered and ordered as a list shows it): four small queries.
+    """Where `obj` sits in `queryset` (filtered and ordered as a list shows it): a few small
+    queries, each reading from this row onwards (more only where NULLs start a new segment).
 
     None when the ordering cannot be followed (see `sort_keys`).
     """
@@ -121,26 +162,21 @@ def list_place(queryset: QuerySet, obj: Model, *, cap: int = COUNT_CAP) -> ListP
         return None
     values = [obj.pk if key.name == "pk" else getattr(obj, key.name) for key in keys]
     nulls_largest = connections[queryset.db].features.nulls_order_largest
-    after = _after(keys, values, nulls_largest=nulls_largest)
-    before = _after(_reversed(keys), values, nulls_largest=nulls_largest)
     rows = queryset.order_by(*_order(keys)).values_list("pk", flat=True)
-    # The row itself and the one after it, in one query: the first tells whether it is in the list.
-    here = Q(pk=obj.pk)
-    onwards = rows.filter(_bound(keys[0], values[0]))
-    here_and_next = list(onwards.filter(here | after if after is not None else here)[:2])
+    backwards = rows.order_by(*_order(_reversed(keys)))
+    # The row itself and the one after it: the first tells whether it is in the list.
+    here_and_next = _first(rows, _segments(keys, values, nulls_largest=nulls_largest, here=Q(pk=obj.pk)), 2)
     in_list = bool(here_and_next) and here_and_next[0] == obj.pk
     following = here_and_next[1:] if in_list else here_and_next[:1]
-    backwards = rows.order_by(*_order(_reversed(keys))).filter(_bound(_reversed(keys)[0], values[0]))
-    previous = backwards.filter(before).first() if before is not None else None
+    before = _segments(_reversed(keys), values, nulls_largest=nulls_largest)
+    previous = _first(backwards, before, 1)
     total = capped_count(queryset, cap)
-    position = None
-    if in_list:
-        position = (capped_count(backwards.filter(before), cap) if before is not None else 0) + 1
+    position = _counted(backwards, before, cap) + 1 if in_list else None
     return ListPlace(
         position=position,
         total=total,
         cap=cap,
-        previous_pk=previous,
+        previous_pk=previous[0] if previous else None,
         next_pk=following[0] if following else None,
     )
 

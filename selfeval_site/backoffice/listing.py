@@ -18,6 +18,9 @@ from django.utils.http import urlencode
 from selfeval_site.adminkit.sequence import ListPlace, list_place
 
 LIST_VAR = "_list"
+# The inspector counts a list's rows, and those before this one, up to here ("1,000+"): past it a
+# count costs more than the page's budget on a big queue, and says no more to a reviewer.
+PLACE_COUNT_CAP = 1000
 FILTERS_VAR = "_changelist_filters"
 INSPECTOR = "admin:diagnosis_diagnosissession_change"
 
@@ -114,7 +117,7 @@ def list_context_get(*, request: HttpRequest, params: QueryDict, admins: dict, s
     except IncorrectLookupParameters:
         place = None
     else:
-        place = list_place(changelist.queryset, session)
+        place = list_place(changelist.queryset, session, cap=PLACE_COUNT_CAP)
     changelist_url = reverse(f"admin:{model_admin.opts.app_label}_{model_admin.opts.model_name}_changelist")
     on_page = _filters_on_page(
         filters,

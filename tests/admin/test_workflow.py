@@ -248,8 +248,7 @@ def test_the_decision_bar_bulk_page_and_queue_speak_chinese(reviewer_client, rev
 def test_past_the_count_cap_the_place_says_more_than_the_cap(reviewer_client, queue, monkeypatch):
     from selfeval_site.backoffice import listing
 
-    real = listing.list_place
-    monkeypatch.setattr(listing, "list_place", lambda queryset, obj: real(queryset, obj, cap=2))
+    monkeypatch.setattr(listing, "PLACE_COUNT_CAP", 2)
 
     response = reviewer_client.get(inspector(queue[4], _list="triage", _changelist_filters="p%3D1"))
 
