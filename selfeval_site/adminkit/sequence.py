@@ -25,13 +25,22 @@ class SortKey:
 
 @dataclass(frozen=True)
 class ListPlace:
-    """`position` is 1-based and None when the row is not (or no longer) in the list."""
+    """`position` is 1-based and None when the row is not (or no longer) in the list; counts stop
+    past `cap` (`cap + 1` or more means "more than cap")."""
 
     position: int | None
     total: int
-    capped: bool  # total (and position) stop at the count cap
+    cap: int
     previous_pk: int | None
     next_pk: int | None
+
+    @property
+    def capped(self) -> bool:
+        return self.total > self.cap
+
+    @property
+    def position_exact(self) -> bool:
+        return self.position is not None and self.position <= self.cap
 
 
 def sort_keys(queryset: QuerySet) -> list[SortKey] | None:
@@ -86,6 +95,54 @@ def _after(keys: list[SortKey], values: list, *, nulls_largest: bool) -> Q | Non
     return reduce(or_, alternatives) if alternatives else None
 
 
+def _segments(keys: list[SortKey], values: list, *, nulls_largest: bool, here: Q | None = None) -> list[Q]:
+    """The rows after this one as disjoint conditions in list order, each a plain range (or IS NULL)
+    on the first sort key, so the database reads only from this row onwards. One OR over every
+    key would give it no range: it would walk the index from the list's start, or scan the table.
+
+    The first segment holds `here` (this row itself) too. NULLs of the first key are a segment
+    of their own.
+    """
+    first, value = keys[0], values[0]
+    tail = _after(keys[1:], values[1:], nulls_largest=nulls_largest) if len(keys) > 1 else None
+    equal = Q(**{f"{first.name}__isnull": True}) if value is None else Q(**{first.name: value})
+    same = [condition for condition in (here, tail) if condition is not None]
+    nulls_last = nulls_largest != first.descending
+    if value is None:
+        segments = [equal & reduce(or_, same)] if same else []
+        if not nulls_last:
+            segments.append(Q(**{f"{first.name}__isnull": False}))
+        return segments
+    direction = "l" if first.descending else "g"
+    beyond = Q(**{f"{first.name}__{direction}t": value})
+    # The range (>= value) is implied by the OR; stated, it bounds the index scan.
+    segments = [
+        Q(**{f"{first.name}__{direction}te": value}) & ((equal & reduce(or_, same)) | beyond if same else beyond)
+    ]
+    if first.nullable and nulls_last:
+        segments.append(Q(**{f"{first.name}__isnull": True}))
+    return segments
+
+
+def _first(rows: QuerySet, segments: list[Q], count: int) -> list:
+    """The first `count` rows of the segments, in order: a segment is read only if needed."""
+    found: list = []
+    for segment in segments:
+        found += list(rows.filter(segment)[: count - len(found)])
+        if len(found) >= count:
+            break
+    return found
+
+
+def _counted(rows: QuerySet, segments: list[Q], cap: int) -> int:
+    total = 0
+    for segment in segments:
+        total += capped_count(rows.filter(segment), cap - total)
+        if total > cap:
+            break
+    return total
+
+
 def _reversed(keys: list[SortKey]) -> list[SortKey]:
     return [SortKey(key.name, not key.descending, key.nullable) for key in keys]
 
@@ -95,7 +152,8 @@ def _order(keys: list[SortKey]) -> list[str]:
 
 
 def list_place(queryset: QuerySet, obj: Model, *, cap: int = COUNT_CAP) -> ListPlace | None:
-    """Where `obj` sits in `queryset` (filtered and ordered as a list shows it): four small queries.
+    """Where `obj` sits in `queryset` (filtered and ordered as a list shows it): a few small
+    queries, each reading from this row onwards (more only where NULLs start a new segment).
 
     None when the ordering cannot be followed (see `sort_keys`).
     """
@@ -104,26 +162,21 @@ def list_place(queryset: QuerySet, obj: Model, *, cap: int = COUNT_CAP) -> ListP
         return None
     values = [obj.pk if key.name == "pk" else getattr(obj, key.name) for key in keys]
     nulls_largest = connections[queryset.db].features.nulls_order_largest
-    after = _after(keys, values, nulls_largest=nulls_largest)
-    before = _after(_reversed(keys), values, nulls_largest=nulls_largest)
     rows = queryset.order_by(*_order(keys)).values_list("pk", flat=True)
-    # The row itself and the one after it, in one query: the first tells whether it is in the list.
-    here = Q(pk=obj.pk)
-    here_and_next = list(rows.filter(here | after if after is not None else here)[:2])
+    backwards = rows.order_by(*_order(_reversed(keys)))
+    # The row itself and the one after it: the first tells whether it is in the list.
+    here_and_next = _first(rows, _segments(keys, values, nulls_largest=nulls_largest, here=Q(pk=obj.pk)), 2)
     in_list = bool(here_and_next) and here_and_next[0] == obj.pk
     following = here_and_next[1:] if in_list else here_and_next[:1]
-    previous = None
-    if before is not None:
-        previous = rows.order_by(*_order(_reversed(keys))).filter(before).first()
+    before = _segments(_reversed(keys), values, nulls_largest=nulls_largest)
+    previous = _first(backwards, before, 1)
     total = capped_count(queryset, cap)
-    position = None
-    if in_list:
-        position = (capped_count(rows.filter(before), cap) if before is not None else 0) + 1
+    position = _counted(backwards, before, cap) + 1 if in_list else None
     return ListPlace(
         position=position,
         total=total,
-        capped=total > cap,
-        previous_pk=previous,
+        cap=cap,
+        previous_pk=previous[0] if previous else None,
         next_pk=following[0] if following else None,
     )
 

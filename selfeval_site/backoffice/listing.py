@@ -18,6 +18,9 @@ from django.utils.http import urlencode
 from selfeval_site.adminkit.sequence import ListPlace, list_place
 
 LIST_VAR = "_list"
+# The inspector counts a list's rows, and those before this one, up to here ("1,000+"): past it a
+# count costs more than the page's budget on a big queue, and says no more to a reviewer.
+PLACE_COUNT_CAP = 1000
 FILTERS_VAR = "_changelist_filters"
 INSPECTOR = "admin:diagnosis_diagnosissession_change"
 
@@ -72,22 +75,24 @@ class ListContext:
     def position_label(self) -> str:
         if self.place is None or self.place.position is None:
             return "—"
-        return f"{self.place.position:,}" if not self.place.capped else f"{self.place.position:,}+"
+        return f"{self.place.position:,}" if self.place.position_exact else f"{self.place.cap:,}+"
 
     @property
     def total_label(self) -> str:
         if self.place is None:
             return "—"
-        return f"{self.place.total - 1:,}+" if self.place.capped else f"{self.place.total:,}"
+        return f"{self.place.cap:,}+" if self.place.capped else f"{self.place.total:,}"
 
 
-def _filters_on_page(filters: QueryDict, *, position: int | None, per_page: int, capped: bool) -> str:
+def _filters_on_page(filters: QueryDict, *, position: int | None, per_page: int) -> str:
+    """The list's query string on the page holding `position` (an exact one), else as it came."""
     params = filters.copy()
+    if position is None:
+        return params.urlencode()
     params.pop(PAGE_VAR, None)
-    if position is not None and not capped:
-        page = (position - 1) // per_page + 1
-        if page > 1:
-            params[PAGE_VAR] = str(page)
+    page = (position - 1) // per_page + 1
+    if page > 1:
+        params[PAGE_VAR] = str(page)
     return params.urlencode()
 
 
@@ -112,13 +117,12 @@ def list_context_get(*, request: HttpRequest, params: QueryDict, admins: dict, s
     except IncorrectLookupParameters:
         place = None
     else:
-        place = list_place(changelist.queryset, session)
+        place = list_place(changelist.queryset, session, cap=PLACE_COUNT_CAP)
     changelist_url = reverse(f"admin:{model_admin.opts.app_label}_{model_admin.opts.model_name}_changelist")
     on_page = _filters_on_page(
         filters,
-        position=place.position if place else None,
+        position=place.position if place and place.position_exact else None,
         per_page=model_admin.list_per_page,
-        capped=bool(place and place.capped),
     )
     carried = filters.copy()
     carried.pop(PAGE_VAR, None)

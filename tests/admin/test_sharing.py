@@ -167,3 +167,16 @@ def test_queue_and_inspector_query_counts_do_not_grow_with_assignments_and_locks
         reviewer_client.get(url("change", sessions[0]))
     with django_assert_max_num_queries(18):
         reviewer_client.get(url("change", sessions[0]) + "?_list=triage&_changelist_filters=assigned%3Dothers")
+
+
+def test_approvers_take_like_reviewers_and_superusers_reassign(approver_client, approver, alice, rejected):
+    superuser = UserFactory(username="root", is_superuser=True, is_staff=True)
+    approver_client.post(url("take", rejected[0]))
+    assert TriageAssignment.objects.get().assignee == approver
+
+    triage_assignments_take(session_pks=[rejected[1].pk], user=alice)
+    logged_in(superuser).post(url("take", rejected[1]))
+    assert TriageAssignment.objects.get(session=rejected[1]).assignee == superuser
+    page = logged_in(superuser).get(url("change", rejected[0])).content.decode()
+    assert 'id="se-take"' in page and 'id="se-release"' in page  # anybody's, for a superuser
+    assert 'id="se-take"' not in logged_in(alice).get(url("change", rejected[0])).content.decode()

@@ -243,3 +243,16 @@ def test_the_decision_bar_bulk_page_and_queue_speak_chinese(reviewer_client, rev
         TRIAGE, {"action": "mark_reviewed", "_selected_action": [str(queue[0].pk)], "index": "0"}, **zh
     ).content.decode()
     assert "保存这些审核" in bulk and "其他页已选" not in bulk and "Save these reviews" not in bulk
+
+
+def test_past_the_count_cap_the_place_says_more_than_the_cap(reviewer_client, queue, monkeypatch):
+    from selfeval_site.backoffice import listing
+
+    monkeypatch.setattr(listing, "PLACE_COUNT_CAP", 2)
+
+    response = reviewer_client.get(inspector(queue[4], _list="triage", _changelist_filters="p%3D1"))
+
+    context = response.context["list_context"]
+    assert (context.position_label, context.total_label) == ("2+", "2+")
+    assert context.list_url == f"{TRIAGE}?p=1"  # the page is unknown past the cap: kept as it came
+    assert context.previous_url.startswith(inspector(queue[3])) and context.next_url == ""
