@@ -259,6 +259,8 @@ def _related(a, b, ca, cb, ea, eb, placed, claim: list[Token], flat: list[Token]
         and (a.fact.kind != b.fact.kind or not (a.fact.kind == "identifier" or same_measure(a.fact, b.fact)))
     ):
         return False
+    if _time_word(a) or _time_word(b):
+        return False  # "held every July": a time is an adjunct, not a role
     low, high = sorted((ea, eb))
     if _compares(claim[ca + 1 : cb]) and _compares(flat[low + 1 : high]):
         return True
@@ -267,6 +269,17 @@ def _related(a, b, ca, cb, ea, eb, placed, claim: list[Token], flat: list[Token]
         ca < c_ < cb and low < e < high and how in {"verbatim", "lemma"} and (relation(t) or (chinese and t.pos))
         for c_, e, t, how in placed
     )
+
+
+_TIME_WORDS = frozenset(
+    {"january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
+     "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "spring", "summer",
+     "autumn", "fall", "winter", "today", "yesterday", "tomorrow", "night", "morning", "evening", "afternoon"}
+)  # fmt: skip
+
+
+def _time_word(token: Token) -> bool:
+    return token.lemma in _TIME_WORDS or token.pos == "t"
 
 
 def _compares(span: list[Token]) -> bool:

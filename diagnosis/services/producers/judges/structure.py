@@ -181,6 +181,7 @@ def _modifier(token: Token) -> bool:
         token.kind == "word"
         and not predicate(token)
         and not token.text.endswith("'s")
+        and not (token.text.isascii() and token.text.endswith("s") and token.text != token.lemma)  # likes, dogs
         and token.lemma not in cues.ADVERBS
         and token.lemma not in g.LIGHT_EN
     )
