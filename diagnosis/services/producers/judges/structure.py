@@ -242,6 +242,25 @@ def _preposition(tokens: list[Token], at: int) -> str:
     return ""
 
 
+_OR = frozenset({"or", "either", "或", "或者", "还是", "或是"})
+
+
+def _alternative(tokens: list[Token], at: int) -> bool:
+    """The token at `at` is one side of an "or" ("on Monday or Tuesday", "3 或 4 个副本"): the
+    nearest content tokens on either side, with the "or" between."""
+    left = [t for t in tokens[max(0, at - 3) : at] if t.text in _OR]
+    right = [t for t in tokens[at + 1 : at + 4] if t.text in _OR]
+    if left:
+        gap = tokens[tokens.index(left[-1]) + 1 : at]
+        if not any(t.content for t in gap):
+            return True
+    if right:
+        gap = tokens[at + 1 : tokens.index(right[0], at + 1)]
+        if not any(t.content for t in gap):
+            return True
+    return False
+
+
 def _share(tokens: list[Token], at: int) -> Token | None:
     """A percentage of the word at `at`: "目标的 55%", "55% of the target"."""
     after = tokens[at + 1 : at + 3]
@@ -265,6 +284,15 @@ def _role(token: Token, hit: Hit, clause: Clause) -> Unit | None:
         return None
     at = hit.clause.tokens.index(hit.token)
     mine = clause.tokens.index(token)
+    choice = _alternative(hit.clause.tokens, at)
+    if choice and not _alternative(clause.tokens, mine):
+        return Unit(token.text, "structure", message("unit.alternative", clause=hit.clause.text))
+    if token.kind == "value":
+        wanted, stated = _preposition(clause.tokens, mine), _preposition(hit.clause.tokens, at)
+        if wanted and stated and frozenset((wanted, stated)) in cues.OPPOSITE_CLASSES:
+            why = message("unit.another_role", stated=stated, wanted=wanted, clause=hit.clause.text)
+            return Unit(token.text, "conflict", why)
+        return None
     before = [t for t in hit.clause.tokens[max(0, at - 2) : at] if t.kind != "value"]
     if any(t.text in cues.ATTENUATORS for t in before) and not any(
         t.text in cues.ATTENUATORS for t in clause.tokens[max(0, mine - 2) : mine]
@@ -442,7 +470,7 @@ def _value(token: Token, alignment: "Alignment") -> Unit:
             and token.fact.kind in {"quantity", "number"}
         ):
             return Unit(token.text, "structure", message("unit.bounds_only", clause=hit.clause.text))
-        return Unit(token.text, "aligned", _where(hit))
+        return _role(token, hit, clause) or Unit(token.text, "aligned", _where(hit))
     if good and _near(good[0].clause, home):
         said = "denies" if good[0].negated else "affirms"
         return Unit(token.text, "conflict", message("unit.negation", said=said, clause=good[0].clause.text))
