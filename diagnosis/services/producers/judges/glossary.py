@@ -290,7 +290,8 @@ NONE_QUANTIFIERS = frozenset({"none", "no one", "nobody", "nothing", "均未", "
 HEDGES = frozenset(
     {"may", "might", "could", "possibly", "possible", "likely", "probably", "perhaps", "suspect", "suspected",
      "appear", "seem", "potential", "potentially", "presumably", "apparently", "allegedly", "reportedly", "maybe",
-     "suggest", "unconfirmed", "investigating", "可能", "疑似", "或许", "也许", "大概", "似乎", "怀疑", "推测",
+     "suggest", "unconfirmed", "investigating", "doubt", "doubtful", "unlikely", "uncertain", "unclear", "question",
+     "不确定", "不清楚", "存疑", "可能", "疑似", "或许", "也许", "大概", "似乎", "怀疑", "推测",
      "估计", "初步判断", "初步", "预计", "猜测", "好像", "据称", "据报道", "有待", "待确认", "待核实",
      "仍在核实", "看起来"}
 )  # fmt: skip
@@ -324,7 +325,7 @@ LIGHT_EN = frozenset(
      "actually", "indeed", "really", "get", "got",
      "evidence", "according",
      "here", "yet", "up", "out", "off", "about", "around", "approximately",
-     "roughly", "nearly", "almost", "even", "both", "either", "itself", "one's", "same", "other",
+     "roughly", "nearly", "almost", "even", "both", "either", "itself", "one's", "same",
      "that's", "it's", "let", "become", "became",
      "time", "times", "any", "respectively", "where",
      "how", "thus", "hence", "therefore", "until", "till", "if", "whether", "upon", "per", "versus",
