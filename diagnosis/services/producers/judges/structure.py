@@ -580,6 +580,8 @@ def _value(token: Token, alignment: "Alignment") -> Unit:
         said = "denies" if good[0].negated else "affirms"
         return Unit(token.text, "conflict", message("unit.negation", said=said, clause=good[0].clause.text))
     for rival in alignment.rivals[id(token)]:
+        if rival.clause.mood == PAST and not past_tense(clause.tokens):
+            continue  # "was previously 2%; it is now 12%": a past value does not hold the present's slot
         if (
             _near(rival.clause, home)
             and _owner_ok(clause, rival.clause)
