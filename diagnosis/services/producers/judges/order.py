@@ -60,8 +60,10 @@ def predicate(token: Token) -> bool:
 
 
 def aligned_ids(alignment: "Alignment") -> set[int]:
-    """ids of the evidence tokens some claim token aligned to."""
-    return {id(h.token) for hits in alignment.hits.values() for h in hits if h.token is not None}
+    """ids of the evidence tokens some claim token aligned to (computed once per alignment)."""
+    if alignment.aligned is None:
+        alignment.aligned = {id(h.token) for hits in alignment.hits.values() for h in hits if h.token is not None}
+    return alignment.aligned
 
 
 def same_token(a: Token, b: Token) -> bool:
