@@ -160,8 +160,8 @@ def _other_statement(token: Token, alignment: "Alignment") -> Unit | None:
     the bus" states no "usually takes the bus"; "is free on Sundays, but visitors must pay on other
     days" no paying on Sundays. Names, values and times carry across clauses; words do not."""
     home, claim = alignment.home, alignment.clause.tokens
-    if home is None or token.kind != "word" or not token.text.isascii():
-        return None
+    if home is None or token.kind != "word" or not home.text.isascii():
+        return None  # English only: a Chinese comma chains one subject's acts (执行 X 扫描，阻塞主线程)
     hits = alignment.hits.get(id(token), ())
     if not hits or any(h.clause is home for h in hits) or not all(h.clause.sentence == home.sentence for h in hits):
         return None
