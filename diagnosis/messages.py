@@ -118,6 +118,7 @@ MESSAGES: dict[str, Spec] = {
     ),
     "unit.elsewhere_only": Spec(gettext_noop("stated only elsewhere; «{other}» holds its place in «{clause}»")),
     "unit.another_event": Spec(gettext_noop("the evidence names it for another event («{clause}»)")),
+    "unit.alternative": Spec(gettext_noop("the evidence offers it as one of alternatives («{clause}»)")),
     "judge.llm_fallback": Spec(gettext_noop("LLM judge unavailable ({reason}); {judge} fallback: {rationale}")),
     "judge.escalated": Spec(gettext_noop("{rationale} [escalated by the {judge} judge: {first}]")),
     # verifier: the session verdict

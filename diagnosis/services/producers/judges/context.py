@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 CONDITION = "a condition"
 PLAN = "a plan, belief, expectation or instruction"
-OPEN = "an open question (whether)"
+OPEN = "an open question"
 PAST = "a past state"
 DENIAL = "a denial or a report shown false"
 FUTURE = "the future"
@@ -87,12 +87,14 @@ def _planned(tokens: Sequence["Token"]) -> bool:
     return False
 
 
-def moods(clauses: Sequence["Clause"]) -> None:
-    """Set `mood` on every clause of one sentence."""
+def moods(clauses: Sequence["Clause"], *, question: bool = False) -> None:
+    """Set `mood` on every clause of one sentence (a question asks, it states nothing)."""
     tokens = [t for clause in clauses for t in clause.tokens]
     texts = {t.text for t in tokens} | {t.lemma for t in tokens}
     mood = ""
-    if texts & c.CONDITION_EN or texts & c.CONDITION_ZH or texts & c.WHEN and (_modal(tokens) or not past(tokens)):
+    if question:
+        mood = OPEN
+    elif texts & c.CONDITION_EN or texts & c.CONDITION_ZH or texts & c.WHEN and (_modal(tokens) or not past(tokens)):
         mood = CONDITION
     elif _planned(tokens):
         mood = PLAN

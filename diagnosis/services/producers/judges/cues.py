@@ -30,12 +30,12 @@ PLAN_EN = frozenset(
      "rumoured", "rumored", "reputedly", "supposedly", "legend", "legendary",
      # Claims, attempts: someone says or tries it, which is not that it is so or happened.
      "claim", "claims", "claimed", "allege", "insist", "contend", "argue", "try", "tried", "attempt", "attempted",
-     "seek", "sought", "strive"}
+     "seek", "sought", "strive", "please"}
 )  # fmt: skip
 PLAN_ZH = frozenset(
     {"计划", "打算", "拟", "准备", "预计", "预报", "预测", "希望", "认为", "相信", "建议", "应该", "应当", "应",
      "需要", "将于", "将会", "即将", "有望", "届时", "会", "手册", "预案", "规划", "拟于", "计划于", "力争", "争取",
-     "据说", "传说", "据传", "相传", "号称", "传闻", "听说", "声称", "宣称", "自称", "试图", "尝试", "企图", "设法"}
+     "据说", "传说", "据传", "相传", "号称", "传闻", "听说", "声称", "宣称", "自称", "试图", "尝试", "企图", "设法", "请", "报道", "据报道", "据称", "据悉"}
 )  # fmt: skip
 # Plan words that are also ordinary content in ops text when used as nouns ("the release plan").
 PLAN_NOUN_EN = frozenset({"plan", "project", "schedule", "estimate", "attempt", "claim"})
@@ -227,6 +227,35 @@ IRREGULAR_PAST = frozenset(
         "bred",
         "bound",
         "wound",
+        "born",
+        "borne",
+        "arose",
+        "arisen",
+        "bent",
+        "blew",
+        "blown",
+        "dug",
+        "hung",
+        "lit",
+        "overcame",
+        "overcome",
+        "proven",
+        "shone",
+        "shrank",
+        "shrunk",
+        "slid",
+        "spun",
+        "sprang",
+        "sprung",
+        "stuck",
+        "swept",
+        "swung",
+        "swore",
+        "sworn",
+        "withdrew",
+        "withdrawn",
+        "wept",
+        "became",
     ]
 )
 # Comparison and role markers: "X higher than Y", "X 比 Y 高", "X 绕 Y 运行", "X 向 Y 借": the

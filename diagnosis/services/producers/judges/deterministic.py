@@ -37,6 +37,7 @@ class Alignment:
     hits: dict[int, list[Hit]]  # id(token) -> hits in every clause, best region first
     rivals: dict[int, list[Hit]]
     causal: bool  # the cited evidence states a causal link somewhere
+    aligned: set[int] | None = None  # ids of the evidence tokens aligned to (order.aligned_ids)
 
 
 class DeterministicJudge:

@@ -129,6 +129,10 @@ SYNONYMS: tuple[frozenset[str], ...] = tuple(
         {"仍然", "依然", "仍", "仍旧", "依旧", "still"},
         {"again", "再次", "又", "重新", "再度"},
         {"already", "已经", "已"},
+        {"stay", "remain", "keep", "保持", "维持"},
+        {"return", "respond", "reply", "返回"},
+        {"reach", "达到", "到达", "抵达"},
+        {"contain", "include", "comprise", "包含", "包括"},
         {"持续", "一直", "不断", "继续", "continuously", "constantly", "continue", "persist"},
         {"average", "avg", "mean", "平均", "均值"},
         {"count", "number", "数量", "次数", "个数", "数"},
@@ -148,8 +152,8 @@ SYNONYMS: tuple[frozenset[str], ...] = tuple(
         {"run", "运行", "执行", "execute"},
         {"call", "invoke", "调用", "请求"},
         {"depend", "依赖"},
-        {"open", "开启", "打开", "开放", "enable", "启用"},
-        {"close", "关闭", "关门", "shut", "disable", "禁用"},
+        {"open", "开启", "打开", "开放", "enable", "启用", "turn on", "switch on"},
+        {"close", "关闭", "关门", "shut", "disable", "禁用", "turn off", "switch off", "shut down"},
         {"population", "人口"},
         {"build", "建", "建成", "built", "construct"},
         {"found", "成立", "创立", "创建"},
@@ -176,7 +180,7 @@ ANTONYMS: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
     for a, b in (
         ({"succeed", "success", "successful", "成功"}, {"fail", "failure", "失败", "failed"}),
         ({"open", "开启", "打开", "开放", "开阔"}, {"close", "closed", "关闭", "关门", "闭塞", "shut"}),
-        ({"enable", "enabled", "启用"}, {"disable", "disabled", "禁用"}),
+        ({"enable", "enabled", "启用", "turn on", "switch on"}, {"disable", "disabled", "禁用", "turn off", "switch off"}),
         ({"healthy", "健康", "正常", "normal"}, {"unhealthy", "不健康", "异常", "abnormal", "degraded"}),
         ({"available", "可用"}, {"unavailable", "不可用", "down", "outage"}),
         ({"online", "在线", "上线"}, {"offline", "离线", "下线"}),
@@ -198,6 +202,32 @@ ANTONYMS: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
         ({"win", "won", "获胜", "赢"}, {"lose", "lost", "失利", "输"}),
         ({"hot", "热"}, {"cold", "冷"}),
         ({"primary", "主库", "master", "主节点", "主实例"}, {"replica", "standby", "备库", "从库", "从节点", "从实例"}),
+        # General text: opposites of one scale or state (a claim with one where its clause states the other).
+        ({"sit", "sitting", "坐", "坐着"}, {"stand", "standing", "站", "站着"}),
+        ({"inside", "indoors", "indoor", "室内", "里面"}, {"outside", "outdoors", "outdoor", "室外", "外面"}),
+        ({"early", "早"}, {"late", "晚", "迟到"}),
+        ({"young", "年轻"}, {"old", "elderly", "年老", "年迈"}),
+        ({"big", "large", "大"}, {"small", "little", "tiny", "小"}),
+        ({"long", "长"}, {"short", "短"}),
+        ({"tall", "高大"}, {"short", "矮", "矮小"}),
+        ({"wet", "湿"}, {"dry", "干燥"}),
+        ({"alive", "活着"}, {"dead", "死亡", "去世"}),
+        ({"asleep", "sleeping", "睡着"}, {"awake", "醒着"}),
+        ({"day", "daytime", "白天"}, {"night", "夜晚", "晚上", "夜里"}),
+        ({"cheap", "inexpensive", "便宜"}, {"expensive", "贵", "昂贵"}),
+        ({"easy", "simple", "容易", "简单"}, {"difficult", "hard", "难", "困难"}),
+        ({"same", "相同"}, {"different", "不同"}),
+        ({"buy", "bought", "买", "购买"}, {"sell", "sold", "卖", "出售"}),
+        ({"arrive", "arrived", "到达", "抵达"}, {"leave", "left", "depart", "departed", "离开", "出发"}),
+        ({"remember", "记得"}, {"forget", "forgot", "忘记", "忘了"}),
+        ({"love", "like", "喜欢", "爱"}, {"hate", "dislike", "讨厌", "厌恶"}),
+        ({"good", "好"}, {"bad", "poor", "差", "坏"}),
+        ({"new", "新"}, {"old", "旧"}),
+        ({"rich", "wealthy", "富有"}, {"poor", "贫穷"}),
+        ({"happy", "glad", "高兴", "开心"}, {"sad", "unhappy", "难过", "伤心"}),
+        ({"often", "frequently", "经常", "常常"}, {"rarely", "seldom", "很少", "偶尔"}),
+        ({"temporary", "temporarily", "暂时"}, {"permanent", "permanently", "永久"}),
+        ({"manually", "manual", "手动"}, {"automatically", "automatic", "自动"}),
     )
 )  # fmt: skip
 
@@ -260,7 +290,8 @@ NONE_QUANTIFIERS = frozenset({"none", "no one", "nobody", "nothing", "均未", "
 HEDGES = frozenset(
     {"may", "might", "could", "possibly", "possible", "likely", "probably", "perhaps", "suspect", "suspected",
      "appear", "seem", "potential", "potentially", "presumably", "apparently", "allegedly", "reportedly", "maybe",
-     "suggest", "unconfirmed", "investigating", "可能", "疑似", "或许", "也许", "大概", "似乎", "怀疑", "推测",
+     "suggest", "unconfirmed", "investigating", "doubt", "doubtful", "unlikely", "uncertain", "unclear", "question",
+     "不确定", "不清楚", "存疑", "可能", "疑似", "或许", "也许", "大概", "似乎", "怀疑", "推测",
      "估计", "初步判断", "初步", "预计", "猜测", "好像", "据称", "据报道", "有待", "待确认", "待核实",
      "仍在核实", "看起来"}
 )  # fmt: skip
@@ -282,22 +313,34 @@ BOUNDS = {
     "<=": frozenset({"at most", "up to", "至多", "不超过", "最多"}),
 }  # fmt: skip
 
-# Words the alignment does not ask the evidence for: function words, auxiliaries, pronouns and
-# reporting verbs ("logs show that ..."). Negators, quantifiers and hedges are read separately.
+# Words the alignment does not ask the evidence for: function words, auxiliaries and pronouns.
+# Verbs of general text (go, make, stay, return, reach, like, see) are content: "The children
+# stayed inside" is not "went inside". Negators, quantifiers and hedges are read separately.
 LIGHT_EN = frozenset(
     {"a", "an", "the", "is", "are", "was", "were", "be", "been", "being", "am", "of", "to", "in", "on", "at", "for",
      "and", "or", "by", "with", "from", "that", "this", "these", "those", "it", "its", "as", "has", "have", "had",
      "do", "does", "did", "which", "who", "whom", "whose", "what", "when", "while", "then", "than", "so", "also",
      "very", "there", "their", "they", "them", "into", "onto", "we", "our", "us", "i", "my", "me", "he", "him",
      "his", "she", "her", "you", "your", "can", "will", "would", "should", "shall", "must", "such", "via", "just",
-     "actually", "indeed", "really", "get", "got", "show", "showed", "shown", "indicate", "report", "reported",
-     "observe", "observed", "see", "seen", "note", "noted", "state", "stated", "mention", "evidence", "according",
+     "actually", "indeed", "really", "get", "got",
+     "evidence", "according",
      "here", "yet", "up", "out", "off", "about", "around", "approximately",
-     "roughly", "nearly", "almost", "even", "both", "either", "itself", "one's", "same", "other",
-     "that's", "it's", "let", "make", "made", "become", "became", "remain", "remained", "stay", "stayed", "go",
-     "went", "gone", "keep", "kept", "time", "times", "any", "return", "returned", "respectively", "where",
-     "how", "thus", "hence", "therefore", "reach", "reached", "until", "till", "hold", "contain", "if", "whether", "upon", "per", "versus",
-     "vs", "etc", "like", "some", "all", "every", "each", "entire", "whole", "may", "might", "could"}
+     "roughly", "nearly", "almost", "even", "both", "either", "itself", "one's", "same",
+     "that's", "it's", "let", "become", "became",
+     "time", "times", "any", "respectively", "where",
+     "how", "thus", "hence", "therefore", "until", "till", "if", "whether", "upon", "per", "versus",
+     "vs", "etc", "some", "all", "every", "each", "entire", "whole", "may", "might", "could"}
+)  # fmt: skip
+# Reporting verbs are light only where they report ("logs show that ...", "metrics indicate ..."):
+# "A man saw a dog" states the seeing (analysis.py).
+REPORTING = frozenset({"show", "indicate", "report", "observe", "see", "note", "state", "mention", "reveal",
+                       "confirm", "display"})  # fmt: skip
+# Verbs that only carry a value ("reached 95%", "stayed at 0.2%", "went from 850 ms to 320 ms").
+VALUE_VERBS = frozenset({"reach", "go", "stay", "remain", "keep", "hold", "return", "make", "hit"})
+REPORTERS = frozenset(
+    {"log", "metric", "dashboard", "trace", "alert", "graph", "data", "evidence", "output", "result", "monitoring",
+     "panel", "query", "we", "i", "it", "this", "which", "study", "analysis", "investigation", "chart", "table",
+     "record", "test", "probe", "check", "grafana", "kibana", "prometheus", "event", "status", "report", "line"}
 )  # fmt: skip
 LIGHT_ZH = frozenset(
     {"的", "了", "是", "在", "和", "与", "及", "或", "被", "把", "将", "对", "中", "时", "当", "也", "都", "而", "这",

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from .deterministic import Alignment
     from .structure import Unit
 
+_JOINS = frozenset({"and", "but", "or", "then", "before", "after", "while", "until", "并", "并且", "然后", "而", "后"})
 _DETERMINERS = frozenset({"the", "a", "an", "this", "his", "her", "their", "its", "my", "our", "your"})
 _LINKERS = frozenset(
     {"who", "whom", "whose", "which", "that", "near", "beside", "behind", "besides", "next", "with", "of", "like",
@@ -59,8 +60,10 @@ def predicate(token: Token) -> bool:
 
 
 def aligned_ids(alignment: "Alignment") -> set[int]:
-    """ids of the evidence tokens some claim token aligned to."""
-    return {id(h.token) for hits in alignment.hits.values() for h in hits if h.token is not None}
+    """ids of the evidence tokens some claim token aligned to (computed once per alignment)."""
+    if alignment.aligned is None:
+        alignment.aligned = {id(h.token) for hits in alignment.hits.values() for h in hits if h.token is not None}
+    return alignment.aligned
 
 
 def same_token(a: Token, b: Token) -> bool:
@@ -127,7 +130,7 @@ def _own_subject(alignment: "Alignment", flat: list[Token], placed, shown: str) 
     claim = alignment.clause.tokens
     aligned = aligned_ids(alignment)
     for cp, ep, verb, how in placed:
-        if not predicate(verb) or how not in {"verbatim", "lemma"}:
+        if not (predicate(verb) or _present(claim, cp)) or how not in {"verbatim", "lemma"}:
             continue
         # An auxiliary before the verb (passive or progressive): the subject may stand further off.
         passive = any(t.text in {"by", "被"} for t in claim[cp + 1 : cp + 3]) or any(
@@ -147,6 +150,8 @@ def _own_subject(alignment: "Alignment", flat: list[Token], placed, shown: str) 
         before = flat[n] if n is not None else None
         if before is None or id(before) in aligned or predicate(before) or before.lemma in g.CAUSAL:
             return []
+        if before.text in _JOINS or any(t.text in _JOINS for t in flat[n + 1 : ep]):
+            return []  # "closed on weekdays and opens at 8", "before emptying": a shared subject
         if _agent_of_another(flat, n, verb, aligned):
             return []  # "the painter admired by the mayor donated": the subject stands before the agent
         if before.fact is not None and (not before.identifier or (n and flat[n - 1].kind == "light")):
@@ -157,6 +162,15 @@ def _own_subject(alignment: "Alignment", flat: list[Token], placed, shown: str) 
             Unit(verb.text, "structure", message("unit.before_verb", word=before.text, verb=verb.text, clause=shown))
         ]
     return []
+
+
+def _present(tokens: list[Token], at: int) -> bool:
+    """ "a chef carries plates": an -s form right after the claim's only noun before it is its verb."""
+    t = tokens[at]
+    if not (t.text.isascii() and t.text.endswith("s") and t.text != t.lemma and t.kind == "word"):
+        return False
+    before = [x for x in tokens[:at] if x.content]
+    return len(before) == 1 and before[0].kind == "word" and not before[0].text.endswith("s")
 
 
 def _progressive(tokens: list[Token], at: int) -> bool:
@@ -259,6 +273,8 @@ def _related(a, b, ca, cb, ea, eb, placed, claim: list[Token], flat: list[Token]
         and (a.fact.kind != b.fact.kind or not (a.fact.kind == "identifier" or same_measure(a.fact, b.fact)))
     ):
         return False
+    if _time_word(a) or _time_word(b):
+        return False  # "held every July": a time is an adjunct, not a role
     low, high = sorted((ea, eb))
     if _compares(claim[ca + 1 : cb]) and _compares(flat[low + 1 : high]):
         return True
@@ -267,6 +283,17 @@ def _related(a, b, ca, cb, ea, eb, placed, claim: list[Token], flat: list[Token]
         ca < c_ < cb and low < e < high and how in {"verbatim", "lemma"} and (relation(t) or (chinese and t.pos))
         for c_, e, t, how in placed
     )
+
+
+_TIME_WORDS = frozenset(
+    {"january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
+     "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "spring", "summer",
+     "autumn", "fall", "winter", "today", "yesterday", "tomorrow", "night", "morning", "evening", "afternoon"}
+)  # fmt: skip
+
+
+def _time_word(token: Token) -> bool:
+    return token.lemma in _TIME_WORDS or token.pos == "t"
 
 
 def _compares(span: list[Token]) -> bool:
@@ -310,7 +337,7 @@ def _arguments(alignment: "Alignment", flat: list[Token], placed, shown: str) ->
         (
             (ca, t)
             for ca, _, t, how in placed
-            if (predicate(t) or _progressive(claim, ca)) and how in {"verbatim", "lemma"}
+            if (predicate(t) or _progressive(claim, ca) or _present(claim, ca)) and how in {"verbatim", "lemma"}
         ),
         None,
     )

@@ -13,7 +13,7 @@ from . import cues
 from . import glossary as g
 from .alignment import Hit, antonym_hits, qualifiers, same_measure, token_groups, word_hits
 from .analysis import Clause, Token
-from .context import FUTURE, PAST, done, past_tense, ranks
+from .context import CONDITION, DENIAL, FUTURE, OPEN, PAST, PLAN, done, past_tense, ranks
 from .order import aligned_ids, predicate
 from .owners import VERSION, antonym_nearer, foreign_owner, owns, verb_owner
 
@@ -111,10 +111,103 @@ def _where(hit: Hit) -> Message:
 
 def unit_check(token: Token, alignment: "Alignment", sources: str) -> Unit:
     if token.identifier:
-        return _entity(token, alignment, sources)
-    if token.kind == "value":
-        return _value(token, alignment)
-    return _word(token, alignment, sources)
+        unit = _entity(token, alignment, sources)
+    elif token.kind == "value":
+        unit = _value(token, alignment)
+    else:
+        unit = _word(token, alignment, sources)
+    if unit.status != "aligned":
+        return unit
+    return _only_unstated(token, alignment) or _other_statement(token, alignment) or unit
+
+
+_UNSTATED = frozenset({CONDITION, PLAN, OPEN, DENIAL})
+
+
+def _only_unstated(token: Token, alignment: "Alignment") -> Unit | None:
+    """Every occurrence of the unit stands in a sentence that plans, asks, supposes or denies it
+    ("the production rollout is planned for Thursday"), in another mood than the claim's."""
+    hits = alignment.hits.get(id(token), ())
+    mood = alignment.clause.mood
+    if (
+        alignment.clause.hedged
+        or not hits
+        or not all(h.clause.mood in _UNSTATED and h.clause.mood != mood for h in hits)
+    ):
+        return None
+    return Unit(token.text, "structure", f"stated only as {hits[0].clause.mood} («{hits[0].clause.text}»)")
+
+
+_SUBORDINATORS = frozenset({"after", "before", "when", "since", "while", "because", "as", "once", "until", "if",
+                            "during", "following", "at", "in", "on"})  # fmt: skip
+
+
+def _act(tokens: list[Token], n: int) -> bool:
+    """A verb: "-ed", irregular, or an "-s" form right after its subject or an adverb."""
+    t = tokens[n]
+    inflected = t.kind == "word" and t.text.isascii() and t.text.endswith("s") and t.text != t.lemma
+    return predicate(t) or (inflected and n > 0 and tokens[n - 1].kind == "word")
+
+
+def _subordinate(clause: Clause) -> bool:
+    first = next((t for t in clause.tokens if t.kind != "light" or t.text in _SUBORDINATORS), None)
+    return first is not None and first.text in _SUBORDINATORS
+
+
+def _other_statement(token: Token, alignment: "Alignment") -> Unit | None:
+    """A word of the claim found only in another clause of the home sentence, one that says
+    something else (a verb the claim does not state): "usually walks to work, but today she took
+    the bus" states no "usually takes the bus"; "is free on Sundays, but visitors must pay on other
+    days" no paying on Sundays. Names, values and times carry across clauses; words do not."""
+    home, claim = alignment.home, alignment.clause.tokens
+    if home is None or token.kind != "word" or not home.text.isascii():
+        return None  # English only: a Chinese comma chains one subject's acts (执行 X 扫描，阻塞主线程)
+    hits = alignment.hits.get(id(token), ())
+    if not hits or any(h.clause is home for h in hits) or not all(h.clause.sentence == home.sentence for h in hits):
+        return None
+    aligned = aligned_ids(alignment)
+    if hits[0].token is not None and predicate(hits[0].token):
+        # The claim's verb stands in another clause while the one that states the rest has its own
+        # ("usually cycles to school, but today she drove" against "usually drives to school").
+        there = hits[0].clause
+        if _subordinate(there) or _subordinate(home):
+            return None
+        if any(t.kind == "value" and any(h.clause is there for h in alignment.hits.get(id(t), ())) for t in claim):
+            return None  # "averaged 1,200, peaking at 9,800": the verb comes with its value
+        own = next((t for n, t in enumerate(home.tokens) if id(t) not in aligned and _act(home.tokens, n)), None)
+        if own is None:
+            return None
+        return Unit(
+            token.text, "structure", f"«{home.text}» says «{own.text}»; «{token.text}» stands in another clause"
+        )
+    if predicate(token):
+        return None
+
+    def verb_in_home(n: int, t: Token) -> bool:
+        modal = n > 0 and claim[n - 1].text in cues.MODAL_EN  # "must pay", "can freeze"
+        return any(
+            h.clause is home and (modal or (h.token is not None and predicate(h.token)))
+            for h in alignment.hits.get(id(t), ())
+        )
+
+    if not any(t is not token and verb_in_home(n, t) for n, t in enumerate(claim)):
+        return None  # the home clause states no act of the claim's: nothing to set against
+    other = hits[0].clause
+    if _subordinate(other) or _subordinate(home):
+        return None  # "after the deploy finished, ...": an adjunct of the main clause the claim may cite
+    copula = any(t.text in cues.COPULAS for t in other.tokens)  # a statement, not an apposition
+
+    foreign = next(
+        (
+            t
+            for n, t in enumerate(other.tokens)
+            if t.content and id(t) not in aligned and (_act(other.tokens, n) or (copula and t.kind == "word"))
+        ),
+        None,
+    )
+    if foreign is None:
+        return None
+    return Unit(token.text, "structure", f"stated in another clause («{other.text}»), beside «{foreign.text}»")
 
 
 def _word(token: Token, alignment: "Alignment", sources: str) -> Unit:
@@ -181,6 +274,7 @@ def _modifier(token: Token) -> bool:
         token.kind == "word"
         and not predicate(token)
         and not token.text.endswith("'s")
+        and not (token.text.isascii() and token.text.endswith("s") and token.text != token.lemma)  # likes, dogs
         and token.lemma not in cues.ADVERBS
         and token.lemma not in g.LIGHT_EN
     )
@@ -241,6 +335,33 @@ def _preposition(tokens: list[Token], at: int) -> str:
     return ""
 
 
+def _total(tokens: list[Token], at: int) -> bool:
+    """The value at `at` is the whole of a part: "98 of 100 connections", "100 个连接中有 97 个"."""
+    before = tokens[max(0, at - 2) : at]
+    part = len(before) == 2 and before[1].text == "of" and before[0].fact is not None
+    within = next((n for n in range(at + 1, min(at + 3, len(tokens))) if tokens[n].text in {"中", "之中"}), None)
+    return part or (within is not None and all(t.kind == "word" for t in tokens[at + 1 : within]))
+
+
+_OR = frozenset({"or", "either", "或", "或者", "还是", "或是"})
+
+
+def _alternative(tokens: list[Token], at: int) -> bool:
+    """The token at `at` is one side of an "or" ("on Monday or Tuesday", "3 或 4 个副本"): the
+    nearest content tokens on either side, with the "or" between."""
+    left = [t for t in tokens[max(0, at - 3) : at] if t.text in _OR]
+    right = [t for t in tokens[at + 1 : at + 4] if t.text in _OR]
+    if left:
+        gap = tokens[tokens.index(left[-1]) + 1 : at]
+        if not any(t.content for t in gap):
+            return True
+    if right:
+        gap = tokens[at + 1 : tokens.index(right[0], at + 1)]
+        if not any(t.content for t in gap):
+            return True
+    return False
+
+
 def _share(tokens: list[Token], at: int) -> Token | None:
     """A percentage of the word at `at`: "目标的 55%", "55% of the target"."""
     after = tokens[at + 1 : at + 3]
@@ -264,6 +385,19 @@ def _role(token: Token, hit: Hit, clause: Clause) -> Unit | None:
         return None
     at = hit.clause.tokens.index(hit.token)
     mine = clause.tokens.index(token)
+    choice = _alternative(hit.clause.tokens, at)
+    if choice and not _alternative(clause.tokens, mine):
+        return Unit(token.text, "structure", message("unit.alternative", clause=hit.clause.text))
+    if token.kind == "value":
+        if _total(hit.clause.tokens, at) and not _total(clause.tokens, mine):
+            return Unit(
+                token.text, "structure", f"the evidence states it as a total, not as the count («{hit.clause.text}»)"
+            )
+        wanted, stated = _preposition(clause.tokens, mine), _preposition(hit.clause.tokens, at)
+        if wanted and stated and frozenset((wanted, stated)) in cues.OPPOSITE_CLASSES:
+            why = message("unit.another_role", stated=stated, wanted=wanted, clause=hit.clause.text)
+            return Unit(token.text, "conflict", why)
+        return None
     before = [t for t in hit.clause.tokens[max(0, at - 2) : at] if t.kind != "value"]
     if any(t.text in cues.ATTENUATORS for t in before) and not any(
         t.text in cues.ATTENUATORS for t in clause.tokens[max(0, mine - 2) : mine]
@@ -441,11 +575,13 @@ def _value(token: Token, alignment: "Alignment") -> Unit:
             and token.fact.kind in {"quantity", "number"}
         ):
             return Unit(token.text, "structure", message("unit.bounds_only", clause=hit.clause.text))
-        return Unit(token.text, "aligned", _where(hit))
+        return _role(token, hit, clause) or Unit(token.text, "aligned", _where(hit))
     if good and _near(good[0].clause, home):
         said = "denies" if good[0].negated else "affirms"
         return Unit(token.text, "conflict", message("unit.negation", said=said, clause=good[0].clause.text))
     for rival in alignment.rivals[id(token)]:
+        if rival.clause.mood == PAST and not past_tense(clause.tokens):
+            continue  # "was previously 2%; it is now 12%": a past value does not hold the present's slot
         if (
             _near(rival.clause, home)
             and _owner_ok(clause, rival.clause)
