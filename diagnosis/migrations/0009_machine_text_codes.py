@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('diagnosis', '0009_session_day_changes'),
+        ('diagnosis', '0008_session_text_search'),
     ]
 
     operations = [
