@@ -135,7 +135,9 @@ def _only_unstated(token: Token, alignment: "Alignment") -> Unit | None:
         or not all(h.clause.mood in _UNSTATED and h.clause.mood != mood for h in hits)
     ):
         return None
-    return Unit(token.text, "structure", f"stated only as {hits[0].clause.mood} («{hits[0].clause.text}»)")
+    return Unit(
+        token.text, "structure", message("unit.only_unstated", mood=hits[0].clause.mood, clause=hits[0].clause.text)
+    )
 
 
 _SUBORDINATORS = frozenset({"after", "before", "when", "since", "while", "because", "as", "once", "until", "if",
@@ -177,9 +179,8 @@ def _other_statement(token: Token, alignment: "Alignment") -> Unit | None:
         own = next((t for n, t in enumerate(home.tokens) if id(t) not in aligned and _act(home.tokens, n)), None)
         if own is None:
             return None
-        return Unit(
-            token.text, "structure", f"«{home.text}» says «{own.text}»; «{token.text}» stands in another clause"
-        )
+        why = message("unit.verb_elsewhere", clause=home.text, own=own.text, word=token.text)
+        return Unit(token.text, "structure", why)
     if predicate(token):
         return None
 
@@ -207,7 +208,7 @@ def _other_statement(token: Token, alignment: "Alignment") -> Unit | None:
     )
     if foreign is None:
         return None
-    return Unit(token.text, "structure", f"stated in another clause («{other.text}»), beside «{foreign.text}»")
+    return Unit(token.text, "structure", message("unit.other_clause", clause=other.text, word=foreign.text))
 
 
 def _word(token: Token, alignment: "Alignment", sources: str) -> Unit:
@@ -390,9 +391,7 @@ def _role(token: Token, hit: Hit, clause: Clause) -> Unit | None:
         return Unit(token.text, "structure", message("unit.alternative", clause=hit.clause.text))
     if token.kind == "value":
         if _total(hit.clause.tokens, at) and not _total(clause.tokens, mine):
-            return Unit(
-                token.text, "structure", f"the evidence states it as a total, not as the count («{hit.clause.text}»)"
-            )
+            return Unit(token.text, "structure", message("unit.total", clause=hit.clause.text))
         wanted, stated = _preposition(clause.tokens, mine), _preposition(hit.clause.tokens, at)
         if wanted and stated and frozenset((wanted, stated)) in cues.OPPOSITE_CLASSES:
             why = message("unit.another_role", stated=stated, wanted=wanted, clause=hit.clause.text)
