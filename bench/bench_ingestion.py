@@ -6,13 +6,26 @@ INSERT) and never runs it in the request, the ingestion throttle lifted. Each se
 tool invocations (10 retrieval calls with one evidence ref each) and 3 claims; every sessionId is
 new. Also counts the SQL statements of one ingestion, in process, for 1 and 10 invocations.
 
-Environment: BENCH_DURATION (seconds, default 25), BENCH_CLIENTS (default 8).
+Batch against single (`batch_against_single`): the same sessions through wrk (Debian's package),
+BENCH_BATCH_CLIENTS keep-alive connections (default 2, so that a batch answers within wrk's 10 s on
+the shared machine), BENCH_BATCH_DURATION seconds a row (default 15): one session per
+`POST /api/sessions`, then BENCH_BATCH_SIZES sessions (default 10 and 25) per
+`POST /api/sessions/batch` (a JSON array), every sessionId new; sessions/s per row and the ratio to
+single POSTs. Every answer must be 200/201 and every item stored. wrk runs through bench_otlp's
+runner until bench/wrk.py, the shared one, is on main.
+
+Environment: BENCH_DURATION (seconds, default 25), BENCH_CLIENTS (default 8), BENCH_BATCH_DURATION,
+BENCH_BATCH_CLIENTS, BENCH_BATCH_SIZES.
 """
 
 import copy
+import json
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+
+import psycopg
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -28,6 +41,9 @@ from bench.common import (  # noqa: E402
 
 DURATION = float(os.environ.get("BENCH_DURATION", "25"))
 CLIENTS = int(os.environ.get("BENCH_CLIENTS", "8"))
+BATCH_DURATION = float(os.environ.get("BENCH_BATCH_DURATION", "15"))
+BATCH_CLIENTS = int(os.environ.get("BENCH_BATCH_CLIENTS", "2"))
+BATCH_SIZES = tuple(int(size) for size in os.environ.get("BENCH_BATCH_SIZES", "10,25").split(","))
 INVOCATIONS = 10
 SERVER_ENV = {"TASKS_BACKEND": "database", "THROTTLE_INGESTION": "100000000/min"}
 
@@ -57,6 +73,92 @@ def http_load(database: str) -> None:
     )
     if result.errors or set(result.statuses) != {201}:
         raise SystemExit(f"unexpected responses: {result.statuses} {result.errors[:2]}")
+
+
+ID_MARKER = "@@SESSION-ID@@"
+
+
+@dataclass(frozen=True)
+class NumberedSessions:
+    """wrk request source: POST `path` with `body`, each ID_MARKER in it replaced by a sessionId new
+    on every request ("<tag>-<wrk thread>-<request number>", then the item's own suffix)."""
+
+    path: str
+    body: bytes
+    tag: int
+
+    def lua(self) -> str:
+        from bench.bench_otlp import lua_bytes
+
+        parts = ", ".join(lua_bytes(part) for part in self.body.split(ID_MARKER.encode()))
+        return f"""
+local parts = {{{parts}}}
+local n = 0
+init = function(args) end
+request = function()
+  n = n + 1
+  return wrk.format("POST", "{self.path}", nil, table.concat(parts, string.format("b%d-%d-%d", {self.tag}, thread_number, n)))
+end
+"""
+
+
+def batch_against_single(database: str) -> None:
+    """Sessions/s through single POSTs and through batches of BATCH_SIZES, with wrk."""
+    from bench.bench_otlp import _wrk_run
+
+    key = manage(database, "create_api_key", "--project", "bench-batch", "batch-client").strip()
+    headers = {"Authorization": f"Api-Key {key}", "Content-Type": "application/json"}
+
+    def session(suffix: str) -> dict:
+        return chat_session_payload(f"{ID_MARKER}{suffix}", INVOCATIONS)
+
+    sources = [("single  POST /api/sessions", 1, "/api/sessions", json.dumps(session("")))]
+    sources += [
+        (
+            f"batch   POST /api/sessions/batch x{size}",
+            size,
+            "/api/sessions/batch",
+            json.dumps([session(f"-{i}") for i in range(size)]),
+        )
+        for size in BATCH_SIZES
+    ]
+    rows, sent = [], 0
+    with gunicorn_server(database, workers=2, threads=4, env=django_env(database, **SERVER_ENV)) as base:
+        for tag, (name, size, path, body) in enumerate(sources):
+            for run, seconds in ((2 * tag, 3), (2 * tag + 1, BATCH_DURATION)):  # a warm-up, then the row
+                source = NumberedSessions(path, body.encode(), run)
+                result = _wrk_run(base, source, headers=headers, clients=BATCH_CLIENTS, duration=seconds)
+                if result.errors or result.bad_status:
+                    raise SystemExit(f"{name}: {result}")
+                sent += size * result.requests
+            if not result.requests:
+                raise SystemExit(f"{name}: no request completed in {BATCH_DURATION:g} s")
+            rows.append((name, size, len(body), result))
+    # A batch answers 200 even for an item it refused: the stored rows say that every item was created.
+    with psycopg.connect(database) as conn:
+        stored = conn.execute(
+            "SELECT count(*) FROM diagnosis_diagnosissession s JOIN diagnosis_project p ON p.id = s.project_id"
+            " WHERE p.slug = 'bench-batch'"
+        ).fetchone()[0]
+    # (more when requests still running as wrk stopped completed afterwards)
+    if stored < sent:
+        raise SystemExit(f"{sent} sessions answered, {stored} stored: some batch items were refused")
+    print_header(
+        "Batch against single ingestion (wrk)",
+        setup=f"gunicorn 2 workers x 4 gthread threads, PostgreSQL, TASKS_BACKEND=database, {BATCH_CLIENTS} connections",
+        payload=f"{INVOCATIONS} tool invocations, {INVOCATIONS} evidence refs, 3 claims per session",
+        load_average_1_5_15_min=" ".join(f"{value:.2f}" for value in os.getloadavg()),
+    )
+    single = rows[0][3].per_second
+    print(
+        f"   {'endpoint':<40} {'body':>9} {'req/s':>7} {'sessions/s':>11} {'p50 ms':>8} {'p99 ms':>8} {'x single':>9}"
+    )
+    for name, size, length, result in rows:
+        print(
+            f"   {name:<40} {length:>9} {result.per_second:>7.1f} {result.per_second * size:>11.1f}"
+            f" {result.p50_ms:>8.1f} {result.p99_ms:>8.1f} {result.per_second * size / single:>9.2f}"
+        )
+    print(f"   every item stored: {stored} sessions for {sent} answered (warm-ups included)")
 
 
 def statement_counts(database: str) -> None:
@@ -112,6 +214,7 @@ def main() -> None:
     with throwaway_database("ingest") as database:
         manage(database, "migrate", "--noinput")
         http_load(database)
+        batch_against_single(database)
         statement_counts(database)
         from django.db import connections
 
