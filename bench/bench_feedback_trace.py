@@ -7,9 +7,10 @@ are ingested first (evaluated in process), and every session gets one `useful` v
 measurement, so measured feedback requests reuse the existing case (the steady state).
 
 Load: wrk through bench/wrk.py (one wrk thread), 16 and 64 connections, BENCH_DURATION seconds
-per run (default 8). In one server run, per connection count: the ceiling, POST /api/feedback
-(useful, API key, sessions in turn), GET /api/trace/<sessionId>, the ceiling again; each endpoint
-as a ratio of the ceiling. Target: feedback >= 0.7 of the ceiling at 16 and 64 connections (a
+per endpoint and connection count (default 9), in 3 rounds of (the ceiling, POST /api/feedback
+(useful, API key, sessions in turn), GET /api/trace/<sessionId>) in one server run; each endpoint
+as a ratio of the ceiling over the same rounds, with the CPU time per request of gunicorn and
+PostgreSQL. Target: feedback >= 0.7 of the ceiling at 16 and 64 connections (a
 FAIL line and exit status 1 otherwise). Then a session with 500 tool invocations: trace GET
 latency over one connection, and the SQL query counts of one trace GET and one vote.
 """
@@ -26,6 +27,7 @@ import psycopg  # noqa: E402
 
 from bench import wrk  # noqa: E402
 from bench.common import (  # noqa: E402
+    CpuReading,
     chat_session_payload,
     django_env,
     gunicorn_server,
@@ -34,7 +36,7 @@ from bench.common import (  # noqa: E402
     throwaway_database,
 )
 
-DURATION = float(os.environ.get("BENCH_DURATION", "8"))
+DURATION = float(os.environ.get("BENCH_DURATION", "9"))
 SESSIONS = 200
 BIG_INVOCATIONS = 500
 FEEDBACK_TARGET = 0.7
@@ -95,7 +97,9 @@ def http_load(database: str) -> bool:
             wrk.Requests([wrk.Request("GET", f"/api/trace/fb-{i}") for i in range(SESSIONS)]),
             auth,
         )
-        rows = wrk.against_ceiling(base, ceiling, [feedback, trace], duration=DURATION)
+        rows = wrk.against_ceiling(
+            base, ceiling, [feedback, trace], duration=DURATION, cpu=lambda: CpuReading.take(database, base)
+        )
         big = wrk.run(
             base, wrk.Requests([wrk.Request("GET", "/api/trace/big-500")]), connections=1, duration=5, headers=auth
         )

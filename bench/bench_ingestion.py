@@ -8,8 +8,9 @@ lifted. Each session carries 10 tool invocations (10 retrieval calls with one ev
 3 claims; every sessionId is new (wrk writes a new one into the body encoded once).
 
 Load: wrk through bench/wrk.py (one wrk thread), 16 and 64 connections, BENCH_DURATION seconds per
-run (default 8); in one server run: the ceiling, POST /api/sessions, the ceiling again, and the
-ingestion rate as a ratio of the ceiling's. Also counts the SQL statements of one ingestion, in
+endpoint and connection count (default 9), in 3 rounds of (the ceiling, POST /api/sessions) in one
+server run: the ingestion rate as a ratio of the ceiling's over the same rounds, with the CPU time
+per request of gunicorn and PostgreSQL. Also counts the SQL statements of one ingestion, in
 process, for 1 and 10 invocations (it fails when the count grows with the invocations).
 """
 
@@ -25,6 +26,7 @@ import psycopg  # noqa: E402
 
 from bench import wrk  # noqa: E402
 from bench.common import (  # noqa: E402
+    CpuReading,
     chat_session_payload,
     django_env,
     gunicorn_server,
@@ -33,7 +35,7 @@ from bench.common import (  # noqa: E402
     throwaway_database,
 )
 
-DURATION = float(os.environ.get("BENCH_DURATION", "8"))
+DURATION = float(os.environ.get("BENCH_DURATION", "9"))
 INVOCATIONS = 10
 SERVER_ENV = {
     "DJANGO_SETTINGS_MODULE": "bench.settings_bench",
@@ -63,7 +65,9 @@ def http_load(database: str) -> None:
             wrk.Numbered("POST", "/api/sessions", body),
             {**auth, "Content-Type": "application/json"},
         )
-        rows = wrk.against_ceiling(base, ceiling, [ingestion], duration=DURATION)
+        rows = wrk.against_ceiling(
+            base, ceiling, [ingestion], duration=DURATION, cpu=lambda: CpuReading.take(database, base)
+        )
     print_header(
         "HTTP ingestion against the ceiling view",
         server="gunicorn 2 workers x 4 gthread threads, PostgreSQL, TASKS_BACKEND=database",

@@ -26,6 +26,7 @@ import json
 import os
 import secrets
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,7 +36,7 @@ import httpx  # noqa: E402
 import psycopg  # noqa: E402
 
 from bench import wrk  # noqa: E402
-from bench.common import django_env, gunicorn_server, manage, print_header, throwaway_database  # noqa: E402
+from bench.common import CpuReading, django_env, gunicorn_server, manage, print_header, throwaway_database  # noqa: E402
 
 DURATION = float(os.environ.get("BENCH_DURATION", "8"))
 TRACE_MARKER = b"\xfe\xed\xfa\xce" * 4  # placeholder trace id, replaced per request
@@ -203,48 +204,18 @@ def session_payload(spans: list) -> dict:
     ).payload
 
 
-def cpu_seconds(pid: int) -> float:
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except FileNotFoundError:  # a backend that ended
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def server_pids(base_url: str) -> list[int]:
-    """The gunicorn master and workers bound to `base_url`'s port."""
-    bind = f"--bind={base_url.removeprefix('http://')}".encode()
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if bind in (entry / "cmdline").read_bytes():
-                    pids.append(int(entry.name))
-            except OSError:
-                continue
-    return pids
-
-
 @dataclass(frozen=True)
 class Snapshot:
     sessions: int
     buffering: int
-    server_cpu: float
-    backends: dict[int, float]
+    cpu: CpuReading
 
     @classmethod
     def take(cls, database: str, base_url: str) -> "Snapshot":
         with psycopg.connect(database) as conn:
             sessions = conn.execute("SELECT count(*) FROM diagnosis_diagnosissession").fetchone()[0]
             buffering = conn.execute("SELECT count(*) FROM otlp_bufferedtrace WHERE state = 'BUFFERING'").fetchone()[0]
-            backends = [
-                row[0]
-                for row in conn.execute(
-                    "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
-                )
-            ]
-        server = sum(cpu_seconds(pid) for pid in server_pids(base_url))
-        return cls(sessions, buffering, server, {pid: cpu_seconds(pid) for pid in backends})
+        return cls(sessions, buffering, CpuReading.take(database, base_url))
 
 
 @dataclass(frozen=True)
@@ -260,16 +231,17 @@ class Row:
 def measured(name, source, headers, spans_per_request, *, base, database, connections) -> Row:
     before = Snapshot.take(database, base)
     result = wrk.run(base, source, headers=headers, connections=connections, duration=DURATION)
+    time.sleep(wrk.SETTLE_SECONDS)  # the server answers what it had received before wrk stopped
     after = Snapshot.take(database, base)
     if not result.ok:
         raise SystemExit(f"{name}: {result.summary()}")
-    postgres = sum(cpu - before.backends.get(pid, 0.0) for pid, cpu in after.backends.items())
+    server, postgres = after.cpu.since(before.cpu)
     return Row(
         name,
         result,
         spans_per_request,
         after.sessions - before.sessions,
-        (after.server_cpu - before.server_cpu) * 1000 / result.requests,
+        server * 1000 / result.requests,
         postgres * 1000 / result.requests,
     )
 

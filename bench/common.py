@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -130,6 +131,54 @@ def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     rank = max(1, round(q / 100 * len(ordered) + 0.5 - 1e-9))
     return ordered[min(len(ordered), rank) - 1]
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process so far (0 for one that ended)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except FileNotFoundError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def server_pids(base_url: str) -> list[int]:
+    """The gunicorn master and workers bound to `base_url`'s port."""
+    bind = f"--bind={base_url.removeprefix('http://')}".encode()
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if bind in (entry / "cmdline").read_bytes():
+                    pids.append(int(entry.name))
+            except OSError:
+                continue
+    return pids
+
+
+@dataclass(frozen=True)
+class CpuReading:
+    """CPU used so far by the server's gunicorn processes and by each PostgreSQL backend of its
+    database. Per request, steadier than requests/s on a shared machine."""
+
+    server: float
+    backends: dict[int, float]
+
+    @classmethod
+    def take(cls, database: str, base_url: str) -> "CpuReading":
+        with psycopg.connect(database) as conn:
+            pids = [
+                row[0]
+                for row in conn.execute(
+                    "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                )
+            ]
+        return cls(sum(cpu_seconds(pid) for pid in server_pids(base_url)), {pid: cpu_seconds(pid) for pid in pids})
+
+    def since(self, before: "CpuReading") -> tuple[float, float]:
+        """(gunicorn, PostgreSQL) CPU seconds between `before` and this reading."""
+        postgres = sum(cpu - before.backends.get(pid, 0.0) for pid, cpu in self.backends.items())
+        return self.server - before.server, postgres
 
 
 def print_header(title: str, **facts: Any) -> None:

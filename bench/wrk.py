@@ -15,15 +15,20 @@ new id into one body per request. wrk.headers holds the `headers` given to `run`
 import json
 import secrets
 import shutil
+import statistics
 import subprocess
 import tempfile
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from bench.common import CpuReading
+
 WRK_THREADS = 1  # the load generator's share of the 2 cores: one
 CONNECTIONS = (16, 64)
+SETTLE_SECONDS = 1.0
 INSTALL_HINT = (
     "wrk (the benchmarks' HTTP load generator) is not installed: `apt-get install wrk` (make bench does it as root)"
 )
@@ -217,11 +222,29 @@ class Endpoint:
 class Row:
     endpoint: str
     result: Result
-    ceiling: float  # req/s of the ceiling view around this row (the mean of the runs before and after)
+    ceiling: float  # req/s of the ceiling view over the same rounds
+    server_cpu_ms: float | None = None  # per request, of the gunicorn processes
+    postgres_cpu_ms: float | None = None  # per request, of the database's PostgreSQL backends
 
     @property
     def ratio(self) -> float:
         return self.result.per_second / self.ceiling if self.ceiling else 0.0
+
+
+def combined(results: Sequence[Result]) -> Result:
+    """Several runs as one: requests and seconds summed, the median p50 / p90, the worst p99 / max."""
+    return Result(
+        connections=results[0].connections,
+        requests=sum(r.requests for r in results),
+        seconds=sum(r.seconds for r in results),
+        socket_errors=sum(r.socket_errors for r in results),
+        bad_status=sum(r.bad_status for r in results),
+        p50_ms=statistics.median(r.p50_ms for r in results),
+        p90_ms=statistics.median(r.p90_ms for r in results),
+        p99_ms=max(r.p99_ms for r in results),
+        max_ms=max(r.max_ms for r in results),
+        mean_ms=sum(r.mean_ms * r.requests for r in results) / max(1, sum(r.requests for r in results)),
+    )
 
 
 def against_ceiling(
@@ -231,42 +254,46 @@ def against_ceiling(
     *,
     duration: float,
     connections: Sequence[int] = CONNECTIONS,
-    warmup: float = 2,
+    rounds: int = 3,
+    warmup: float = 3,
+    cpu: Callable[[], CpuReading] | None = None,
 ) -> list[Row]:
-    """Each endpoint, then the ceiling, at each connection count, in one server run.
+    """The ceiling and each endpoint at each connection count, in one server run, as ratios.
 
-    Order per connection count: ceiling, the endpoints, ceiling again; an endpoint's ratio is to
-    the mean of the two ceiling runs (the machine is shared: the two show how much it moved).
-    Every endpoint is warmed up first (both gunicorn workers connected, code paths and plans
-    warm). Raises SystemExit when a run has socket errors or a response >= 400.
+    The machine is shared, so the load moves under a benchmark: each connection count runs
+    `rounds` rounds of (ceiling, endpoint, endpoint, ...), each run `duration / rounds` seconds,
+    and an endpoint's ratio is its requests/s over all its rounds to the ceiling's over the same
+    rounds, with a pause after each run. Every endpoint is warmed up first (both gunicorn workers connected, code paths and
+    plans warm). With `cpu` (a CpuReading of the server and its database), each row also gives
+    the CPU time per request. Raises SystemExit when a run has socket errors or a response >= 400.
     """
     for endpoint in (ceiling, *endpoints):
-        _checked(
-            endpoint,
-            run(base_url, endpoint.source, connections=max(connections), duration=warmup, headers=endpoint.headers),
-        )
+        warm = run(base_url, endpoint.source, connections=min(connections), duration=warmup, headers=endpoint.headers)
+        if warm.bad_status:  # a wrong request fails now; a slow start (no request done yet) is no error
+            raise SystemExit(f"{endpoint.name} (warm-up): {warm.summary()}")
+    slice_seconds = max(1.0, duration / rounds)
     rows = []
     for count in connections:
-        before = _checked(
-            ceiling, run(base_url, ceiling.source, connections=count, duration=duration, headers=ceiling.headers)
-        )
-        results = [
-            (
-                endpoint,
-                _checked(
-                    endpoint,
-                    run(base_url, endpoint.source, connections=count, duration=duration, headers=endpoint.headers),
-                ),
-            )
-            for endpoint in endpoints
-        ]
-        after = _checked(
-            ceiling, run(base_url, ceiling.source, connections=count, duration=duration, headers=ceiling.headers)
-        )
-        mean = (before.per_second + after.per_second) / 2
-        rows.append(Row(f"{ceiling.name} (before)", before, mean))
-        rows.extend(Row(endpoint.name, result, mean) for endpoint, result in results)
-        rows.append(Row(f"{ceiling.name} (after)", after, mean))
+        runs: dict[str, list[Result]] = {endpoint.name: [] for endpoint in (ceiling, *endpoints)}
+        used = dict.fromkeys(runs, (0.0, 0.0))
+        for _ in range(rounds):
+            for endpoint in (ceiling, *endpoints):
+                before = cpu() if cpu else None
+                result = run(
+                    base_url, endpoint.source, connections=count, duration=slice_seconds, headers=endpoint.headers
+                )
+                if before is not None:
+                    server, postgres = cpu().since(before)
+                    used[endpoint.name] = (used[endpoint.name][0] + server, used[endpoint.name][1] + postgres)
+                runs[endpoint.name].append(_checked(endpoint, result))
+                # wrk stops sending, but the server still answers what it had received: let it finish
+                # before the next run, which would otherwise pay for this one's backlog.
+                time.sleep(SETTLE_SECONDS)
+        results = {name: combined(results) for name, results in runs.items()}
+        rate = results[ceiling.name].per_second
+        for name, result in results.items():
+            server, postgres = (seconds * 1000 / result.requests for seconds in used[name])
+            rows.append(Row(name, result, rate, server if cpu else None, postgres if cpu else None))
     return rows
 
 
@@ -277,13 +304,21 @@ def _checked(endpoint: Endpoint, result: Result) -> Result:
 
 
 def print_rows(rows: Sequence[Row]) -> None:
-    print(f"   {'endpoint':<44} {'conns':>5} {'req/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'ratio':>6}")
+    print(
+        f"   {'endpoint':<44} {'conns':>5} {'req/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'ratio':>6}"
+        f" {'CPU ms/req':>10} {'PgSQL':>6}"
+    )
     for row in rows:
         r = row.result
+        cpu = f" {row.server_cpu_ms:>10.2f} {row.postgres_cpu_ms:>6.2f}" if row.server_cpu_ms is not None else ""
         print(
             f"   {row.endpoint:<44} {r.connections:>5} {r.per_second:>7.0f} {r.p50_ms:>7.1f} {r.p99_ms:>7.1f}"
-            f" {row.ratio:>6.2f}"
+            f" {row.ratio:>6.2f}{cpu}"
         )
+    print(
+        "   ratio: requests/s to the ceiling's over the same rounds; p50: median of the rounds, p99: the worst;"
+        " CPU ms/req: of the gunicorn processes, and of the database's PostgreSQL backends"
+    )
 
 
 def verdict(label: str, value: float, target: float) -> bool:
