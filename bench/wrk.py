@@ -84,7 +84,8 @@ ID_MARKER = b"@@REQUEST-ID@@"
 @dataclass(frozen=True)
 class Numbered:
     """`method path` with `body`, where every ID_MARKER becomes "<run_tag>-<thread>-<n>", n counting
-    this thread's requests: e.g. a new sessionId per request."""
+    this thread's requests: e.g. a new sessionId per request. Every marker of a body gets the same
+    id: a batch of several new sessions writes "<marker>-0", "<marker>-1", ..."""
 
     method: str
     path: str
@@ -261,11 +262,12 @@ def against_ceiling(
     """The ceiling and each endpoint at each connection count, in one server run, as ratios.
 
     The machine is shared, so the load moves under a benchmark: each connection count runs
-    `rounds` rounds of (ceiling, endpoint, endpoint, ...), each run `duration / rounds` seconds,
-    and an endpoint's ratio is its requests/s over all its rounds to the ceiling's over the same
-    rounds, with a pause after each run. Every endpoint is warmed up first (both gunicorn workers connected, code paths and
-    plans warm). With `cpu` (a CpuReading of the server and its database), each row also gives
-    the CPU time per request. Raises SystemExit when a run has socket errors or a response >= 400.
+    `rounds` rounds of (ceiling, endpoint, endpoint, ...), each run `duration / rounds` seconds
+    and followed by a pause, and an endpoint's ratio is its requests/s over all its rounds to the
+    ceiling's over the same rounds. Every endpoint is warmed up first (both gunicorn workers
+    connected, code paths and plans warm). With `cpu` (a CpuReading of the server and its
+    database), each row also gives the CPU time per request. Raises SystemExit when a run has
+    socket errors or a response >= 400, or an endpoint got no answer in all its rounds.
     """
     for endpoint in (ceiling, *endpoints):
         warm = run(base_url, endpoint.source, connections=min(connections), duration=warmup, headers=endpoint.headers)
@@ -282,14 +284,16 @@ def against_ceiling(
                 result = run(
                     base_url, endpoint.source, connections=count, duration=slice_seconds, headers=endpoint.headers
                 )
+                # wrk stops sending, but the server still answers what it had received: let it finish
+                # (its CPU counted here) before the next run, which would otherwise pay for this backlog.
+                time.sleep(SETTLE_SECONDS)
                 if before is not None:
                     server, postgres = cpu().since(before)
                     used[endpoint.name] = (used[endpoint.name][0] + server, used[endpoint.name][1] + postgres)
-                runs[endpoint.name].append(_checked(endpoint, result))
-                # wrk stops sending, but the server still answers what it had received: let it finish
-                # before the next run, which would otherwise pay for this one's backlog.
-                time.sleep(SETTLE_SECONDS)
-        results = {name: combined(results) for name, results in runs.items()}
+                if result.socket_errors or result.bad_status:
+                    raise SystemExit(f"{endpoint.name}: {result.summary()}")
+                runs[endpoint.name].append(result)
+        results = {name: _checked(name, combined(results)) for name, results in runs.items()}
         rate = results[ceiling.name].per_second
         for name, result in results.items():
             server, postgres = (seconds * 1000 / result.requests for seconds in used[name])
@@ -297,9 +301,9 @@ def against_ceiling(
     return rows
 
 
-def _checked(endpoint: Endpoint, result: Result) -> Result:
+def _checked(name: str, result: Result) -> Result:
     if not result.ok:
-        raise SystemExit(f"{endpoint.name}: {result.summary()}")
+        raise SystemExit(f"{name}: {result.summary()}")
     return result
 
 
