@@ -26,7 +26,6 @@ import json
 import os
 import secrets
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -231,7 +230,7 @@ class Row:
 def measured(name, source, headers, spans_per_request, *, base, database, connections) -> Row:
     before = Snapshot.take(database, base)
     result = wrk.run(base, source, headers=headers, connections=connections, duration=DURATION)
-    time.sleep(wrk.SETTLE_SECONDS)  # the server answers what it had received before wrk stopped
+    wrk.settle(lambda: CpuReading.take(database, base))  # the backlog's sessions count in this row
     after = Snapshot.take(database, base)
     if not result.ok:
         raise SystemExit(f"{name}: {result.summary()}")

@@ -28,7 +28,8 @@ from bench.common import CpuReading
 
 WRK_THREADS = 1  # the load generator's share of the 2 cores: one
 CONNECTIONS = (16, 64)
-SETTLE_SECONDS = 1.0
+SETTLE_SECONDS = 1.0  # the pause after a run, without a CpuReading to tell when the server is idle
+SETTLE_MAX_SECONDS = 30.0
 INSTALL_HINT = (
     "wrk (the benchmarks' HTTP load generator) is not installed: `apt-get install wrk` (make bench does it as root)"
 )
@@ -284,9 +285,7 @@ def against_ceiling(
                 result = run(
                     base_url, endpoint.source, connections=count, duration=slice_seconds, headers=endpoint.headers
                 )
-                # wrk stops sending, but the server still answers what it had received: let it finish
-                # (its CPU counted here) before the next run, which would otherwise pay for this backlog.
-                time.sleep(SETTLE_SECONDS)
+                settle(cpu)  # this run's backlog is counted here, not in the next run
                 if before is not None:
                     server, postgres = cpu().since(before)
                     used[endpoint.name] = (used[endpoint.name][0] + server, used[endpoint.name][1] + postgres)
@@ -299,6 +298,23 @@ def against_ceiling(
             server, postgres = (seconds * 1000 / result.requests for seconds in used[name])
             rows.append(Row(name, result, rate, server if cpu else None, postgres if cpu else None))
     return rows
+
+
+def settle(cpu: Callable[[], CpuReading] | None = None) -> None:
+    """Wait until the server has answered what it received before wrk stopped (wrk stops sending,
+    the server does not stop working): until the server and its database use less than 5 % of a
+    core for 0.2 s (at most SETTLE_MAX_SECONDS), or SETTLE_SECONDS without `cpu`."""
+    if cpu is None:
+        time.sleep(SETTLE_SECONDS)
+        return
+    deadline = time.monotonic() + SETTLE_MAX_SECONDS
+    last = cpu()
+    while time.monotonic() < deadline:
+        time.sleep(0.2)
+        now = cpu()
+        if sum(now.since(last)) < 0.01:
+            return
+        last = now
 
 
 def _checked(name: str, result: Result) -> Result:
