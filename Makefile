@@ -12,7 +12,7 @@ DEV_STAMP := $(VENV)/.installed-dev
 DEMO_SESSIONS ?= 200
 DEMO_SEED ?= 1
 
-.PHONY: help run test lint bench check-python migrate demo worker clean
+.PHONY: help run test lint bench wrk check-python migrate demo worker clean
 
 help:
 	@echo "make run    - virtualenv, install, migrate, demo data and admin, serve on http://127.0.0.1:8000"
@@ -57,8 +57,17 @@ lint: $(DEV_STAMP)
 	$(VPY) -m ruff check .
 	$(VPY) -m ruff format --check .
 
-bench: $(DEV_STAMP)
+bench: $(DEV_STAMP) wrk
 	$(VPY) bench/run_all.py
+
+# The HTTP benchmarks' load generator (bench/wrk.py): Debian's package, installed when missing.
+wrk:
+	@command -v wrk >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk; \
+	  else \
+	    echo "error: wrk (the HTTP benchmarks' load generator) is not installed; as root: apt-get install wrk" >&2; exit 1; \
+	  fi; }
 
 clean:
 	rm -rf $(VENV) var/*.sqlite3*

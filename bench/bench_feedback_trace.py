@@ -6,10 +6,13 @@ plain Django view updating one session row by primary key. Throttles lifted. 200
 are ingested first (evaluated in process), and every session gets one `useful` vote before the
 measurement, so measured feedback requests reuse the existing case (the steady state).
 
-Measured, for 16 and 64 concurrent clients, BENCH_DURATION seconds each (default 8): the
-ceiling, POST /api/feedback (useful, sessions round-robin) and GET /api/trace/<sessionId>;
-requests/s, p50/p99, and feedback / ceiling. Then a session with 500 tool invocations: trace GET
-latency (sequential) and its SQL query count, compared with a 1-invocation session.
+Load: wrk through bench/wrk.py (one wrk thread), 16 and 64 connections, BENCH_DURATION seconds
+per endpoint and connection count (default 9), in 3 rounds of (the ceiling, POST /api/feedback
+(useful, API key, sessions in turn), GET /api/trace/<sessionId>) in one server run; each endpoint
+as a ratio of the ceiling over the same rounds, with the CPU time per request of gunicorn and
+PostgreSQL. Target: feedback >= 0.7 of the ceiling at 16 and 64 connections (a
+FAIL line and exit status 1 otherwise). Then a session with 500 tool invocations: trace GET
+latency over one connection, and the SQL query counts of one trace GET and one vote.
 """
 
 import json
@@ -22,21 +25,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import httpx  # noqa: E402
 import psycopg  # noqa: E402
 
+from bench import wrk  # noqa: E402
 from bench.common import (  # noqa: E402
+    CpuReading,
     chat_session_payload,
     django_env,
     gunicorn_server,
     manage,
-    percentile,
     print_header,
-    run_load,
     throwaway_database,
 )
 
-DURATION = float(os.environ.get("BENCH_DURATION", "8"))
+DURATION = float(os.environ.get("BENCH_DURATION", "9"))
 SESSIONS = 200
 BIG_INVOCATIONS = 500
-MAX_REQUESTS = 100_000
+FEEDBACK_TARGET = 0.7
 SERVER_ENV = {
     "DJANGO_SETTINGS_MODULE": "bench.settings_bench",
     "TASKS_BACKEND": "immediate",
@@ -66,80 +69,77 @@ def session_pks(database: str) -> list[int]:
     return [row[0] for row in rows]
 
 
-def http_load(database: str) -> None:
+def http_load(database: str) -> bool:
+    """The wrk runs; True when every target is met."""
     key = manage(database, "create_api_key", "--project", "bench", "bench-client").strip()
-    headers = {"Authorization": f"Api-Key {key}"}
+    auth = {"Authorization": f"Api-Key {key}"}
     env = django_env(database, **SERVER_ENV)
     with gunicorn_server(database, workers=2, threads=4, env=env) as base:
-        setup_sessions(base, headers)
-        pks = session_pks(database)
-
-        def ceiling(client, worker, n):
-            return client.post(f"/bench/ceiling/{pks[(worker * 31 + n) % len(pks)]}")
-
-        # Bodies encoded once: the load client shares the 2 cores with the server, and the
-        # ceiling's requests have no body to encode; only the server's work should differ.
-        bodies = [json.dumps({"sessionId": f"fb-{i}", "feedback": "useful"}).encode() for i in range(SESSIONS)]
-        json_type = {"Content-Type": "application/json"}
-
-        def feedback(client, worker, n):
-            return client.post("/api/feedback", content=bodies[(worker * 31 + n) % SESSIONS], headers=json_type)
-
-        def trace(client, worker, n):
-            return client.get(f"/api/trace/fb-{(worker * 31 + n) % SESSIONS}")
-
-        run_load(feedback, base_url=base, concurrency=8, duration=2, headers=headers)  # warm both workers
-        rates: dict[tuple[str, int], float] = {}
-        for clients in (16, 64):
-            for name, send in (("ceiling", ceiling), ("feedback", feedback), ("trace", trace)):
-                result = run_load(
-                    send,
-                    base_url=base,
-                    concurrency=clients,
-                    duration=DURATION,
-                    headers=headers,
-                    max_requests=MAX_REQUESTS,
-                )
-                rates[(name, clients)] = result.per_second
-                print_header(f"{name}, {clients} clients", result=result.summary())
-                if result.errors or set(result.statuses) != {200}:
-                    raise SystemExit(f"unexpected responses: {result.statuses} {result.errors[:2]}")
-        print_header("feedback / ceiling (target >= 0.7)")
-        for clients in (16, 64):
-            ratio = rates[("feedback", clients)] / rates[("ceiling", clients)]
-            print(
-                f"   {clients} clients: {rates[('feedback', clients)]:.0f} / {rates[('ceiling', clients)]:.0f} req/s"
-                f" = {ratio:.2f}; trace {rates[('trace', clients)]:.0f} req/s"
-            )
-
-        with httpx.Client(base_url=base, headers=headers, timeout=60) as client:
-            latencies = []
-            size = 0
-            for _ in range(30):
-                response = client.get("/api/trace/big-500")
-                assert response.status_code == 200, response.text
-                latencies.append(response.elapsed.total_seconds() * 1000)
-                size = len(response.content)
-        print_header(
-            f"trace GET of a session with {BIG_INVOCATIONS} invocations (sequential, 30 requests)",
-            latency=f"p50 {percentile(latencies, 50):.1f} ms, p99 {percentile(latencies, 99):.1f} ms",
-            body=f"{size / 1024:.0f} KiB",
+        setup_sessions(base, auth)
+        ceiling = wrk.Endpoint(
+            "ceiling  POST /bench/ceiling/<pk>",
+            wrk.Requests([wrk.Request("POST", f"/bench/ceiling/{pk}") for pk in session_pks(database)]),
         )
+        feedback = wrk.Endpoint(
+            "feedback POST /api/feedback (useful)",
+            wrk.Requests(
+                [
+                    wrk.Request(
+                        "POST", "/api/feedback", json.dumps({"sessionId": f"fb-{i}", "feedback": "useful"}).encode()
+                    )
+                    for i in range(SESSIONS)
+                ]
+            ),
+            {**auth, "Content-Type": "application/json"},
+        )
+        trace = wrk.Endpoint(
+            "trace    GET /api/trace/<sessionId>",
+            wrk.Requests([wrk.Request("GET", f"/api/trace/fb-{i}") for i in range(SESSIONS)]),
+            auth,
+        )
+        rows = wrk.against_ceiling(
+            base, ceiling, [feedback, trace], duration=DURATION, cpu=lambda: CpuReading.take(database, base)
+        )
+        big = wrk.run(
+            base, wrk.Requests([wrk.Request("GET", "/api/trace/big-500")]), connections=1, duration=5, headers=auth
+        )
+        size = len(httpx.get(f"{base}/api/trace/big-500", headers=auth).content)
+    print_header(
+        "feedback and trace against the ceiling view",
+        server="gunicorn 2 gthread workers x 4 threads, PostgreSQL, bench/settings_bench.py",
+        load=f"wrk, {wrk.WRK_THREADS} thread, {DURATION:g} s per run",
+        load_average_1_5_15_min=" ".join(f"{value:.2f}" for value in os.getloadavg()),
+    )
+    wrk.print_rows(rows)
+    print_header(
+        f"trace GET of a session with {BIG_INVOCATIONS} invocations (one connection)",
+        result=big.summary(),
+        body=f"{size / 1024:.0f} KiB",
+    )
+    print_header("targets")
+    verdicts = [
+        wrk.verdict(f"feedback / ceiling, {row.result.connections} connections", row.ratio, FEEDBACK_TARGET)
+        for row in rows
+        if row.endpoint == feedback.name
+    ]
+    return all(verdicts)
 
 
 def query_counts(database: str) -> None:
-    """SQL queries of one trace GET, in this process, for 1 and 500 invocations."""
+    """SQL queries of one trace GET (1 and 500 invocations) and of one vote, in this process, key cached."""
     os.environ.update(django_env(database, **SERVER_ENV))
     import django
 
     django.setup()
-    from diagnosis.services.projects import project_api_key_create
     from django.db import connection
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
+    from selfeval_site.tenancy.services import project_api_key_create
+
     key = project_api_key_create(project_slug="bench", key_name="count").key
     client = Client(HTTP_AUTHORIZATION=f"Api-Key {key}", HTTP_HOST="localhost")
+    assert client.get("/api/trace/fb-0").status_code == 200  # the key's first use reads its row into the cache
     counts = {}
     for session_id in ("fb-0", "big-500"):
         with CaptureQueriesContext(connection) as queries:
@@ -155,8 +155,10 @@ def query_counts(database: str) -> None:
         "SQL queries per request (in process)",
         trace_1_invocation=counts["fb-0"],
         trace_500_invocations=counts["big-500"],
-        feedback_useful_existing_case=f"{len(queries)} (API key, then one statement; no BEGIN/COMMIT)",
+        feedback_useful_existing_case=len(queries),
     )
+    for query in queries.captured_queries:
+        print(f"      {query['sql'][:160]}")
     if counts["fb-0"] != counts["big-500"]:
         raise SystemExit("trace query count grows with the number of invocations")
     from django.db import connections
@@ -164,12 +166,13 @@ def query_counts(database: str) -> None:
     connections.close_all()
 
 
-def main() -> None:
+def main() -> int:
     with throwaway_database("feedback") as database:
         manage(database, "migrate", "--noinput")
-        http_load(database)
+        met = http_load(database)
         query_counts(database)
+    return 0 if met else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

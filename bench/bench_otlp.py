@@ -9,8 +9,8 @@ evaluation; the OTLP throttle lifted.
 Each trace is one diagnosis recorded by the real OpenTelemetry SDK with OpenInference attributes:
 a root (query, answer, executor_evidence_v2 claims), a planning LLM span, three TOOL spans each with
 a RETRIEVER child returning two documents, and a failing tool: 9 spans, 6 evidence refs. Every
-request carries new trace ids. Rows, in this order, each BENCH_DURATION seconds (default 10) with
-BENCH_CLIENTS keep-alive connections (default 16): the ceiling; one whole trace per request in
+request carries new trace ids. Rows, in this order, each BENCH_DURATION seconds (default 8) with
+16 and then 64 keep-alive connections: the ceiling; one whole trace per request in
 protobuf; the same in OTLP/JSON; each trace in two requests (its 8 child spans, buffered, then its
 root, which ingests it; in wrk's order, so a root may come first and its children then re-ingest);
 `POST /api/sessions` with the very payload the trace maps to; the ceiling again. Every response must
@@ -18,20 +18,15 @@ be 200 (201) without refused spans, and every request of the whole-trace rows a 
 Each row gives req/s, spans/s, sessions/s, and the CPU time per request of the gunicorn workers
 and of the database's PostgreSQL backends (steadier than req/s on a shared machine).
 
-Load: wrk (Debian's package) with a Lua script that writes each request's trace ids into a body
-encoded once. The script's request source (`TraceBodies.lua()`) has the interface of bench/wrk.py's
-request sources (init() and request() using `thread_number`), so it runs on the shared driver once
-that is on main; until then `_wrk_run` below is a minimal runner of the same script shape.
+Load: wrk through bench/wrk.py (one wrk thread), 16 and 64 connections, with a request source
+(`TraceBodies`) that writes each request's trace ids into a body encoded once.
 """
 
 import json
 import os
 import secrets
-import shutil
-import subprocess
 import sys
-import tempfile
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -39,11 +34,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import httpx  # noqa: E402
 import psycopg  # noqa: E402
 
-from bench.common import django_env, gunicorn_server, manage, print_header, throwaway_database  # noqa: E402
+from bench import wrk  # noqa: E402
+from bench.common import CpuReading, django_env, gunicorn_server, manage, print_header, throwaway_database  # noqa: E402
 
-DURATION = float(os.environ.get("BENCH_DURATION", "10"))
-CLIENTS = int(os.environ.get("BENCH_CLIENTS", "16"))
-WRK_THREADS = 2
+DURATION = float(os.environ.get("BENCH_DURATION", "8"))
 TRACE_MARKER = b"\xfe\xed\xfa\xce" * 4  # placeholder trace id, replaced per request
 PROTOBUF, JSON = "application/x-protobuf", "application/json"
 SERVER_ENV = {
@@ -144,37 +138,32 @@ def encoded(spans: list, content_type: str) -> bytes:
     return codec.message_encode(message, codec.Encoding(content_type))
 
 
-# --- the load: wrk ---------------------------------------------------------------------------------
-
-
-def lua_bytes(data: bytes) -> str:
-    return '"' + "".join(chr(b) if 32 <= b < 127 and b not in (34, 92) else f"\\{b:03d}" for b in data) + '"'
+# --- the load: wrk through bench/wrk.py ------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class TraceBodies:
-    """POST `path`: the bodies in turn, each with a new trace id written where TRACE_MARKER stands
-    (as 16 bytes in protobuf, 32 hex digits in JSON). Bodies sent in turn share one trace id, so
-    `[children, root]` sends each trace in two requests. Ids: <tag> <wrk thread> <request number>."""
+    """A wrk request source (bench/wrk.py): POST `path`, the bodies in turn, each with a new trace id
+    written where TRACE_MARKER stands (as 16 bytes in protobuf, 32 hex digits in JSON). Bodies sent
+    in turn share one trace id, so `[children, root]` sends each trace in two requests. Ids: the wrk
+    run's `run_tag`, its thread, the request number."""
 
     path: str
     bodies: list[bytes]
     hex_ids: bool
-    tag: int  # makes the ids of one run unique in the database
 
     def lua(self) -> str:
         marker = TRACE_MARKER.hex().encode() if self.hex_ids else TRACE_MARKER
         if not all(marker in body for body in self.bodies):
             raise ValueError("a body does not hold the trace id marker (a compressed body cannot)")
         bodies = ",\n".join(
-            "{" + ", ".join(lua_bytes(part) for part in body.split(marker)) + "}" for body in self.bodies
+            "{" + ", ".join(wrk.lua_string(part) for part in body.split(marker)) + "}" for body in self.bodies
         )
         if self.hex_ids:
-            trace_id = 'string.format("%08x%08x%08x%08x", tag, thread_number, 0, n)'
+            trace_id = 'string.format("%08x%08x%08x%08x", run_tag, thread_number, 0, n)'
         else:
-            trace_id = "be32(tag) .. be32(thread_number) .. be32(0) .. be32(n)"
+            trace_id = "be32(run_tag) .. be32(thread_number) .. be32(0) .. be32(n)"
         return f"""
-local tag = {self.tag}
 local bodies = {{
 {bodies}
 }}
@@ -191,86 +180,6 @@ request = function()
   return wrk.format("POST", "{self.path}", nil, table.concat(parts, id))
 end
 """
-
-
-@dataclass(frozen=True)
-class Ceiling:
-    pk: int
-
-    def lua(self) -> str:
-        return f"""
-init = function(args) end
-request = function() return wrk.format("POST", "/bench/ceiling/{self.pk}") end
-"""
-
-
-_SETUP_LUA = """
-local threads = 0
-setup = function(thread)
-  thread:set("thread_number", threads)
-  threads = threads + 1
-end
-"""
-_DONE_LUA = """
-done = function(summary, latency, requests)
-  local e = summary.errors
-  io.write(string.format('\\nWRK_JSON {"requests": %d, "duration_us": %d, "errors": %d, "status": %d, '
-    .. '"p50_us": %.1f, "p99_us": %.1f}\\n', summary.requests, summary.duration,
-    e.connect + e.read + e.write + e.timeout, e.status, latency:percentile(50), latency:percentile(99)))
-end
-"""
-
-
-@dataclass(frozen=True)
-class Result:
-    requests: int
-    seconds: float
-    errors: int
-    bad_status: int
-    p50_ms: float
-    p99_ms: float
-
-    @property
-    def per_second(self) -> float:
-        return self.requests / self.seconds
-
-
-def _wrk_run(base_url: str, source, *, headers: dict[str, str], clients: int, duration: float) -> Result:
-    wrk = shutil.which("wrk")
-    if wrk is None:
-        raise SystemExit("wrk is not installed: apt-get install -y wrk")
-    header_lua = "".join(
-        f"wrk.headers[{lua_bytes(k.encode())}] = {lua_bytes(v.encode())}\n" for k, v in headers.items()
-    )
-    with tempfile.TemporaryDirectory(prefix="bench-otlp-") as directory:
-        script = Path(directory) / "load.lua"
-        script.write_text(header_lua + _SETUP_LUA + source.lua() + _DONE_LUA)
-        completed = subprocess.run(
-            [
-                wrk,
-                f"--threads={WRK_THREADS}",
-                f"--connections={clients}",
-                f"--duration={round(duration)}s",
-                "--timeout=10s",
-                f"--script={script}",
-                base_url,
-            ],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-    lines = [line for line in completed.stdout.splitlines() if line.startswith("WRK_JSON ")]
-    if completed.returncode or not lines:
-        raise SystemExit(f"wrk failed ({completed.returncode}): {completed.stdout[-1500:]}{completed.stderr[-1500:]}")
-    data = json.loads(lines[-1].removeprefix("WRK_JSON "))
-    return Result(
-        data["requests"],
-        data["duration_us"] / 1e6,
-        data["errors"],
-        data["status"],
-        data["p50_us"] / 1000,
-        data["p99_us"] / 1000,
-    )
 
 
 # --- the run ----------------------------------------------------------------------------------------
@@ -294,73 +203,44 @@ def session_payload(spans: list) -> dict:
     ).payload
 
 
-def cpu_seconds(pid: int) -> float:
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except FileNotFoundError:  # a backend that ended
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def server_pids(base_url: str) -> list[int]:
-    """The gunicorn master and workers bound to `base_url`'s port."""
-    bind = f"--bind={base_url.removeprefix('http://')}".encode()
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if bind in (entry / "cmdline").read_bytes():
-                    pids.append(int(entry.name))
-            except OSError:
-                continue
-    return pids
-
-
 @dataclass(frozen=True)
 class Snapshot:
     sessions: int
     buffering: int
-    server_cpu: float
-    backends: dict[int, float]
+    cpu: CpuReading
 
     @classmethod
     def take(cls, database: str, base_url: str) -> "Snapshot":
         with psycopg.connect(database) as conn:
             sessions = conn.execute("SELECT count(*) FROM diagnosis_diagnosissession").fetchone()[0]
             buffering = conn.execute("SELECT count(*) FROM otlp_bufferedtrace WHERE state = 'BUFFERING'").fetchone()[0]
-            backends = [
-                row[0]
-                for row in conn.execute(
-                    "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
-                )
-            ]
-        server = sum(cpu_seconds(pid) for pid in server_pids(base_url))
-        return cls(sessions, buffering, server, {pid: cpu_seconds(pid) for pid in backends})
+        return cls(sessions, buffering, CpuReading.take(database, base_url))
 
 
 @dataclass(frozen=True)
 class Row:
     name: str
-    result: Result
+    result: wrk.Result
     spans_per_request: float  # 0 for rows that carry no spans
     sessions: int  # sessions stored during the row
     server_cpu_ms: float  # per request
     postgres_cpu_ms: float
 
 
-def measured(name, source, headers, spans_per_request, *, base, database) -> Row:
+def measured(name, source, headers, spans_per_request, *, base, database, connections) -> Row:
     before = Snapshot.take(database, base)
-    result = _wrk_run(base, source, headers=headers, clients=CLIENTS, duration=DURATION)
+    result = wrk.run(base, source, headers=headers, connections=connections, duration=DURATION)
+    wrk.settle(lambda: CpuReading.take(database, base))  # the backlog's sessions count in this row
     after = Snapshot.take(database, base)
-    if result.errors or result.bad_status:
-        raise SystemExit(f"{name}: {result.errors} socket errors, {result.bad_status} responses >= 400")
-    postgres = sum(cpu - before.backends.get(pid, 0.0) for pid, cpu in after.backends.items())
+    if not result.ok:
+        raise SystemExit(f"{name}: {result.summary()}")
+    server, postgres = after.cpu.since(before.cpu)
     return Row(
         name,
         result,
         spans_per_request,
         after.sessions - before.sessions,
-        (after.server_cpu - before.server_cpu) * 1000 / result.requests,
+        server * 1000 / result.requests,
         postgres * 1000 / result.requests,
     )
 
@@ -372,16 +252,16 @@ def main() -> int:
     whole_pb, whole_json = encoded(spans, PROTOBUF), encoded(spans, JSON)
     split = [encoded(children, PROTOBUF), encoded([root], PROTOBUF)]
     session_json = json.dumps(session_payload(spans), ensure_ascii=False).encode()
-    tag = secrets.randbelow(2**30)
     plan = [
         ("ceiling  POST /bench/ceiling/<pk>", None, {}, 0),
-        ("OTLP protobuf, a trace per request", TraceBodies("/v1/traces", [whole_pb], False, tag), PROTOBUF, 9),
-        ("OTLP/JSON, a trace per request", TraceBodies("/v1/traces", [whole_json], True, tag + 1), JSON, 9),
-        ("OTLP protobuf, children then root", TraceBodies("/v1/traces", split, False, tag + 2), PROTOBUF, 4.5),
-        ("POST /api/sessions, same session", TraceBodies("/api/sessions", [session_json], True, tag + 3), JSON, 0),
+        ("OTLP protobuf, a trace per request", TraceBodies("/v1/traces", [whole_pb], False), PROTOBUF, 9),
+        ("OTLP/JSON, a trace per request", TraceBodies("/v1/traces", [whole_json], True), JSON, 9),
+        ("OTLP protobuf, children then root", TraceBodies("/v1/traces", split, False), PROTOBUF, 4.5),
+        ("POST /api/sessions, same session", TraceBodies("/api/sessions", [session_json], True), JSON, 0),
         ("ceiling  POST /bench/ceiling/<pk>", None, {}, 0),
     ]
 
+    tables: dict[int, list[Row]] = {}
     with throwaway_database("otlp") as database:
         manage(database, "migrate", "--noinput")
         key = manage(database, "create_api_key", "--project", "bench", "bench-otlp").strip()
@@ -391,49 +271,57 @@ def main() -> int:
             response = httpx.post(f"{base}/v1/traces", content=first, headers={**auth, "Content-Type": PROTOBUF})
             assert response.status_code == 200 and response.content == b"", response.content  # no refused span
             with psycopg.connect(database) as conn:
-                ceiling = Ceiling(conn.execute("SELECT id FROM diagnosis_diagnosissession").fetchone()[0])
+                pk = conn.execute("SELECT id FROM diagnosis_diagnosissession").fetchone()[0]
+            ceiling = wrk.Requests([wrk.Request("POST", f"/bench/ceiling/{pk}")])
             runs = [
                 (name, source or ceiling, {**auth, "Content-Type": kind} if kind else auth, spans_per_request)
                 for name, source, kind, spans_per_request in plan
             ]
             for _, source, headers, _ in runs:  # warm-up: both workers connected, code paths and plans warm
-                warm = replace(source, tag=source.tag + 100) if isinstance(source, TraceBodies) else source
-                _wrk_run(base, warm, headers=headers, clients=CLIENTS, duration=2)
-            rows = [measured(*run, base=base, database=database) for run in runs]
+                wrk.run(base, source, headers=headers, connections=max(wrk.CONNECTIONS), duration=2)
+            for connections in wrk.CONNECTIONS:
+                tables[connections] = [
+                    measured(*run, base=base, database=database, connections=connections) for run in runs
+                ]
             buffering = Snapshot.take(database, base).buffering
 
-    ceiling_rate = (rows[0].result.per_second + rows[-1].result.per_second) / 2
     print_header(
         "OTLP ingestion over HTTP (POST /v1/traces), against the ceiling and POST /api/sessions",
         server="gunicorn 2 gthread workers x 4 threads, PostgreSQL, TASKS_BACKEND=database",
-        load=f"wrk, {WRK_THREADS} threads, {CLIENTS} connections, {DURATION:g} s per row",
+        load=f"wrk, {wrk.WRK_THREADS} thread, {DURATION:g} s per row",
         trace="9 spans: root, 1 LLM step, 3 tools with a retriever of 2 documents each, 1 failed tool; 3 claims",
         bodies=f"protobuf {len(whole_pb)} B, OTLP/JSON {len(whole_json)} B, session payload {len(session_json)} B",
         load_average_1_5_15_min=" ".join(f"{value:.2f}" for value in os.getloadavg()),
     )
     print(
-        f"   {'row':<36} {'req/s':>6} {'spans/s':>8} {'sessions/s':>10} {'p50 ms':>7} {'p99 ms':>7}"
+        f"   {'row':<36} {'conns':>5} {'req/s':>6} {'spans/s':>8} {'sessions/s':>10} {'p50 ms':>7} {'p99 ms':>7}"
         f" {'ratio':>5} {'CPU ms/req':>10} {'PgSQL':>6}"
     )
-    for row in rows:
-        result = row.result
-        spans_s = f"{result.per_second * row.spans_per_request:.0f}" if row.spans_per_request else ""
-        sessions_s = "" if row.name.startswith("ceiling") else f"{row.sessions / result.seconds:.0f}"
+    for connections, rows in tables.items():
+        ceiling_rate = (rows[0].result.per_second + rows[-1].result.per_second) / 2
+        for row in rows:
+            result = row.result
+            spans_s = f"{result.per_second * row.spans_per_request:.0f}" if row.spans_per_request else ""
+            sessions_s = "" if row.name.startswith("ceiling") else f"{row.sessions / result.seconds:.0f}"
+            print(
+                f"   {row.name:<36} {connections:>5} {result.per_second:>6.0f} {spans_s:>8} {sessions_s:>10}"
+                f" {result.p50_ms:>7.1f} {result.p99_ms:>7.1f} {result.per_second / ceiling_rate:>5.2f}"
+                f" {row.server_cpu_ms:>10.2f} {row.postgres_cpu_ms:>6.2f}"
+            )
+        drift = abs(rows[0].result.per_second - rows[-1].result.per_second) / ceiling_rate
         print(
-            f"   {row.name:<36} {result.per_second:>6.0f} {spans_s:>8} {sessions_s:>10} {result.p50_ms:>7.1f}"
-            f" {result.p99_ms:>7.1f} {result.per_second / ceiling_rate:>5.2f} {row.server_cpu_ms:>10.2f}"
-            f" {row.postgres_cpu_ms:>6.2f}"
+            f"   ({connections} connections: the two ceiling rows moved {drift:.0%} between them"
+            f"{'; a busy machine, compare with care' if drift > 0.1 else ''})"
         )
-    drift = abs(rows[0].result.per_second - rows[-1].result.per_second) / ceiling_rate
     print(
-        "   ratio: to the mean of the two ceiling rows (which moved "
-        f"{drift:.0%} between them{': a busy machine, compare with care' if drift > 0.1 else ''}); "
+        "   ratio: to the mean of the two ceiling rows of its connection count; "
         "CPU ms/req: of the gunicorn processes, and of the database's PostgreSQL backends"
     )
     print(f"   traces still buffering at the end: {buffering} (children whose root wrk had not sent when it stopped)")
-    for row in rows[1:3] + rows[4:5]:  # one session per request: every answered request stored one
-        if not row.result.requests <= row.sessions <= row.result.requests + CLIENTS:
-            raise SystemExit(f"{row.name}: {row.result.requests} answered, {row.sessions} sessions stored")
+    for connections, rows in tables.items():
+        for row in rows[1:3] + rows[4:5]:  # one session per request: every answered request stored one
+            if not row.result.requests <= row.sessions <= row.result.requests + connections:
+                raise SystemExit(f"{row.name}: {row.result.requests} answered, {row.sessions} sessions stored")
     return 0
 
 

@@ -1,21 +1,20 @@
-"""Helpers shared by the benchmarks: throwaway PostgreSQL databases, a gunicorn server, a load client.
+"""Helpers shared by the benchmarks: throwaway PostgreSQL databases, a gunicorn server, payloads.
 
 Every benchmark runs against a database of its own that is dropped afterwards, so a run
 never touches development data and leaves nothing behind. PostgreSQL is found through
-BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres, trust auth).
+BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres, trust auth). HTTP load
+is wrk's, through bench/wrk.py.
 """
 
 import contextlib
 import os
 import secrets
 import socket
-import statistics
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -134,81 +133,52 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered), rank) - 1]
 
 
-@dataclass
-class LoadResult:
-    seconds: float
-    latencies_ms: list[float] = field(default_factory=list)
-    statuses: dict[int, int] = field(default_factory=dict)
-    errors: list[str] = field(default_factory=list)
-
-    @property
-    def requests(self) -> int:
-        return len(self.latencies_ms)
-
-    @property
-    def per_second(self) -> float:
-        return self.requests / self.seconds if self.seconds else 0.0
-
-    def summary(self, unit: str = "requests") -> str:
-        return (
-            f"{self.requests} {unit} in {self.seconds:.1f}s = {self.per_second:.1f} {unit}/s; "
-            f"latency p50 {percentile(self.latencies_ms, 50):.1f} ms, p99 {percentile(self.latencies_ms, 99):.1f} ms, "
-            f"max {max(self.latencies_ms, default=0):.1f} ms, mean {statistics.fmean(self.latencies_ms or [0]):.1f} ms; "
-            f"statuses {dict(sorted(self.statuses.items()))}"
-            + (f"; {len(self.errors)} errors, first: {self.errors[0]}" if self.errors else "")
-        )
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process so far (0 for one that ended)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except FileNotFoundError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def run_load(
-    send: Callable[[httpx.Client, int, int], httpx.Response],
-    *,
-    base_url: str,
-    concurrency: int,
-    duration: float,
-    headers: dict[str, str] | None = None,
-    max_requests: int | None = None,
-) -> LoadResult:
-    """`concurrency` clients call `send(client, worker, n)` back to back for `duration` seconds.
+def server_pids(base_url: str) -> list[int]:
+    """The gunicorn master and workers bound to `base_url`'s port."""
+    bind = f"--bind={base_url.removeprefix('http://')}".encode()
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if bind in (entry / "cmdline").read_bytes():
+                    pids.append(int(entry.name))
+            except OSError:
+                continue
+    return pids
 
-    Each client is a thread with its own keep-alive connection; a request counts when it
-    completes, whatever its status. Bounded by `duration` and, optionally, `max_requests`.
-    """
-    lock = threading.Lock()
-    result = LoadResult(seconds=0.0)
-    stop_at = time.monotonic() + duration
-    budget = [max_requests if max_requests is not None else float("inf")]
 
-    def worker(number: int) -> None:
-        with httpx.Client(base_url=base_url, headers=headers or {}, timeout=30) as client:
-            n = 0
-            while time.monotonic() < stop_at:
-                with lock:
-                    if budget[0] <= 0:
-                        return
-                    budget[0] -= 1
-                started = time.perf_counter()
-                try:
-                    response = send(client, number, n)
-                except httpx.HTTPError as exc:
-                    with lock:
-                        result.errors.append(f"{exc.__class__.__name__}: {exc}")
-                    continue
-                elapsed = (time.perf_counter() - started) * 1000
-                with lock:
-                    result.latencies_ms.append(elapsed)
-                    result.statuses[response.status_code] = result.statuses.get(response.status_code, 0) + 1
-                    if response.status_code >= 400 and len(result.errors) < 5:
-                        result.errors.append(f"HTTP {response.status_code}: {response.text[:200]}")
-                n += 1
+@dataclass(frozen=True)
+class CpuReading:
+    """CPU used so far by the server's gunicorn processes and by each PostgreSQL backend of its
+    database. Per request, steadier than requests/s on a shared machine."""
 
-    threads = [threading.Thread(target=worker, args=(i,), daemon=True) for i in range(concurrency)]
-    started = time.perf_counter()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    result.seconds = time.perf_counter() - started
-    return result
+    server: float
+    backends: dict[int, float]
+
+    @classmethod
+    def take(cls, database: str, base_url: str) -> "CpuReading":
+        with psycopg.connect(database) as conn:
+            pids = [
+                row[0]
+                for row in conn.execute(
+                    "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                )
+            ]
+        return cls(sum(cpu_seconds(pid) for pid in server_pids(base_url)), {pid: cpu_seconds(pid) for pid in pids})
+
+    def since(self, before: "CpuReading") -> tuple[float, float]:
+        """(gunicorn, PostgreSQL) CPU seconds between `before` and this reading."""
+        postgres = sum(cpu - before.backends.get(pid, 0.0) for pid, cpu in self.backends.items())
+        return self.server - before.server, postgres
 
 
 def print_header(title: str, **facts: Any) -> None:

@@ -71,8 +71,17 @@ class FeedbackResult:
         return StoredAnswer(status=200, body={"success": True, "message": RECORDED_MESSAGE, "caseId": case_id})
 
 
-# What a vote reads of the session; the big JSON columns stay in the database.
-_SESSION_FIELDS = ("pk", "project_id", "session_id", "created_at", "verifier_verdict", "feedback", "status")
+# What a vote reads of the session (the big JSON columns stay in the database), under its row
+# lock, with the id of its case. Built once, at import: building it (five clones, the subquery
+# resolved) cost a tenth of a vote's CPU; a vote narrows a clone of it and never evaluates it.
+# No ORDER BY: the vote only tells one matching row from several, and compiling the models'
+# default ordering (twice) cost another twentieth.
+_VOTE_SESSIONS = (
+    DiagnosisSession.objects.select_for_update(of=("self",))
+    .only("pk", "project_id", "session_id", "created_at", "verifier_verdict", "feedback", "status")
+    .annotate(existing_case_id=Subquery(Case.objects.filter(session_id=OuterRef("pk")).order_by().values("pk")[:1]))
+    .order_by()
+)
 
 
 def feedback_submit(
@@ -136,9 +145,7 @@ def _vote(
         access=submitter.access,
         session_id=session_id,
         project_slug=project_slug,
-        queryset=DiagnosisSession.objects.select_for_update(of=("self",))
-        .only(*_SESSION_FIELDS)
-        .annotate(existing_case_id=Subquery(Case.objects.filter(session_id=OuterRef("pk")).values("pk")[:1])),
+        queryset=_VOTE_SESSIONS,
     )
     if submitter.session_pk is not None and session.pk != submitter.session_pk:
         raise PermissionDenied("This feedback token is bound to another session.")
