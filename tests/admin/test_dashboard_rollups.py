@@ -182,7 +182,8 @@ def test_day_links_are_the_session_list_of_each_day():
 
 
 @pytest.mark.postgres
-@pytest.mark.django_db(transaction=True)
+# The roles come from a migration: the flush after this test must bring them back for the next one.
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
 def test_concurrent_votes_on_one_day_leave_its_rollup_exact(project):
     sessions = [
         evaluated_session(project, f"s-{n}", verdict="PASS", created_at=clock.ago(days=2, minutes=n)) for n in range(4)
