@@ -11,6 +11,7 @@ checked: the schema promises nothing about them.
 import functools
 import json
 import re
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,8 +27,18 @@ class Operation:
     responses: dict[str, Any]
 
 
-@functools.cache
+# drf-spectacular's generator is not thread-safe, and the concurrency tests' first requests come
+# from several threads at once: the schema and its operations are built once, under this lock.
+_BUILDING = threading.Lock()
+
+
 def openapi_schema() -> dict[str, Any]:
+    with _BUILDING:
+        return _openapi_schema()
+
+
+@functools.cache
+def _openapi_schema() -> dict[str, Any]:
     from drf_spectacular.generators import SchemaGenerator
 
     # Through JSON, as /api/schema/ serves it (lazy translations and enums become plain values).
@@ -37,10 +48,15 @@ def openapi_schema() -> dict[str, Any]:
     return json.loads(OpenApiJsonRenderer().render(schema, renderer_context={}))
 
 
-@functools.cache
 def _operations() -> list[tuple[re.Pattern[str], Operation]]:
+    with _BUILDING:
+        return _operations_built()
+
+
+@functools.cache
+def _operations_built() -> list[tuple[re.Pattern[str], Operation]]:
     found = []
-    for template, item in openapi_schema()["paths"].items():
+    for template, item in _openapi_schema()["paths"].items():
         parameters = {
             p["name"]: p.get("schema", {}).get("pattern", "[^/]+")
             for operation in item.values()
