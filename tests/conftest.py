@@ -141,3 +141,29 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "postgres" in item.keywords and connection.vendor != "postgresql":
             item.add_marker(skip)
+
+
+@pytest.hookimpl(trylast=True, specname="pytest_collection_modifyitems")
+def serialized_transactional_tests_first(items):
+    """Among the transactional tests (pytest-django runs them after the others), those with a
+    serialized rollback first: a plain transactional test's flush re-creates the content types
+    (post_migrate), which a later serialized test would then load a second time and collide with."""
+    transactional = [index for index, item in enumerate(items) if _is_transactional(item)]
+    ordered = sorted((items[index] for index in transactional), key=lambda item: not _is_serialized(item))
+    for index, item in zip(transactional, ordered, strict=True):
+        items[index] = item
+
+
+def _django_db(item) -> dict:
+    marker = item.get_closest_marker("django_db")
+    return marker.kwargs if marker else {}
+
+
+def _is_transactional(item) -> bool:
+    return bool(_django_db(item).get("transaction")) or bool(
+        {"transactional_db", "live_server"} & set(getattr(item, "fixturenames", ()))
+    )
+
+
+def _is_serialized(item) -> bool:
+    return bool(_django_db(item).get("serialized_rollback"))

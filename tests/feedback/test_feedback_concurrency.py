@@ -13,9 +13,7 @@ from cases.models import BadCase, Case
 from feedback.models import FeedbackEvent, IdempotencyRecord
 from tests.feedback.helpers import make_session
 
-# Every transactional test restores the migrations' data (roles, content types) the same way: a plain
-# flush would re-create content types that the next serialized test then loads again.
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 CONCURRENCY = 50
 

@@ -13,9 +13,7 @@ from selfeval_site.otlp.models import BufferedSpan, BufferedTrace, TraceState
 from tests.otlp.conftest import answer, export
 from tests.otlp.sdk import Recorder, protobuf_body
 
-# Every transactional test restores the migrations' data (roles, content types) the same way: a plain
-# flush would re-create content types that the next serialized test then loads again.
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 THREADS = 8
 TOOLS = 24
