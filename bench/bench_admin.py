@@ -59,8 +59,9 @@ FILL_SQL = [
         ) || CASE WHEN d.aiops THEN jsonb_build_object('aiops_rule_evaluation', jsonb_build_object(
             'verdict', d.aiops_verdict,
             'checks', jsonb_build_array(
-                jsonb_build_object('check', 'final_report_exists', 'passed', true, 'reason', 'ok'),
-                jsonb_build_object('check', 'evidence_tools_called', 'passed', d.aiops_verdict = 'PASS', 'reason', ''),
+                jsonb_build_object('check', 'final_report_present', 'passed', true, 'reason', 'the final report is present',
+                                   'reason_code', 'aiops.report_present', 'reason_params', '{}'::jsonb),
+                jsonb_build_object('check', 'evidence_tools_succeeded', 'passed', d.aiops_verdict = 'PASS', 'reason', ''),
                 jsonb_build_object('check', 'unrelated_alerts_not_main_object', 'passed', d.aiops_verdict <> 'FAIL',
                                    'reason', '')))) ELSE '{}'::jsonb END,
         d.score, d.verdict, d.grounded,
@@ -87,8 +88,10 @@ FILL_SQL = [
     ) d
     """,
     # The AIOps check rows the evaluation writes with the layer.
-    """INSERT INTO diagnosis_aiopscheck (session_id, name, passed, severity, applicable, reason)
-       SELECT s.id, c->>'check', (c->>'passed')::boolean, 'critical', true, c->>'reason'
+    """INSERT INTO diagnosis_aiopscheck (session_id, name, passed, severity, applicable, reason, reason_code,
+                                        reason_params)
+       SELECT s.id, c->>'check', (c->>'passed')::boolean, 'critical', true, c->>'reason',
+              coalesce(c->>'reason_code', ''), coalesce(c->'reason_params', '{}'::jsonb)
        FROM diagnosis_diagnosissession s,
             jsonb_array_elements(s.self_evaluation->'aiops_rule_evaluation'->'checks') AS c""",
     """INSERT INTO diagnosis_diagnosisstep (session_id, index, name, status, detail)
@@ -188,7 +191,7 @@ def measure() -> list[tuple[str, float, float, float]]:
         ("session list, unfiltered", "/admin/diagnosis/diagnosissession/"),
         (
             "session list, failed AIOps check",
-            "/admin/diagnosis/diagnosissession/?aiops_failed_check=evidence_tools_called",
+            "/admin/diagnosis/diagnosissession/?aiops_failed_check=evidence_tools_succeeded",
         ),
         # Text search on query and answer: a two-character Chinese term (no trigram: a scan of the
         # default 7 days), a term no session holds (the trigram index answers), one every session holds.
