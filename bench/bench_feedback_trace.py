@@ -1,17 +1,20 @@
 """Feedback POST and trace GET under load, against a bare one-row UPDATE view (the stack's ceiling).
 
 Setup: a throwaway PostgreSQL database, gunicorn with 2 gthread workers x 4 threads (2-core
-machine), bench-only settings (bench/settings_bench.py) that add `POST /bench/ceiling/<pk>`: a
-plain Django view updating one session row by primary key. Throttles lifted. 200 chat sessions
+machine), bench-only settings (bench/settings_bench.py) that add `POST /bench/ceiling/<pk>`, a
+plain Django view updating one session row by primary key, and `POST /bench/vote-floor/<pk>`, a
+plain view doing only the database work of a vote (lock the session row, insert one event, in one
+transaction; bench/ceiling_urls.py). Throttles lifted. 200 chat sessions
 are ingested first (evaluated in process), and every session gets one `useful` vote before the
 measurement, so measured feedback requests reuse the existing case (the steady state).
 
 Load: wrk through bench/wrk.py (one wrk thread), 16 and 64 connections, BENCH_DURATION seconds
-per endpoint and connection count (default 9), in 3 rounds of (the ceiling, POST /api/feedback
-(useful, API key, sessions in turn), GET /api/trace/<sessionId>) in one server run; each endpoint
+per endpoint and connection count (default 9), in 3 rounds of (the ceiling, the vote floor, POST
+/api/feedback (useful, API key, sessions in turn), GET /api/trace/<sessionId>) in one server run; each endpoint
 as a ratio of the ceiling over the same rounds, with the CPU time per request of gunicorn and
 PostgreSQL. Target: feedback >= 0.7 of the ceiling at 16 and 64 connections (a
-FAIL line and exit status 1 otherwise). Then a session with 500 tool invocations: trace GET
+FAIL line and exit status 1 otherwise); the floor's ratio is printed beside it, as the most a vote
+that locks its session can reach. Then a session with 500 tool invocations: trace GET
 latency over one connection, and the SQL query counts of one trace GET and one vote.
 """
 
@@ -76,9 +79,14 @@ def http_load(database: str) -> bool:
     env = django_env(database, **SERVER_ENV)
     with gunicorn_server(database, workers=2, threads=4, env=env) as base:
         setup_sessions(base, auth)
+        pks = session_pks(database)
         ceiling = wrk.Endpoint(
             "ceiling  POST /bench/ceiling/<pk>",
-            wrk.Requests([wrk.Request("POST", f"/bench/ceiling/{pk}") for pk in session_pks(database)]),
+            wrk.Requests([wrk.Request("POST", f"/bench/ceiling/{pk}") for pk in pks]),
+        )
+        floor = wrk.Endpoint(
+            "floor    POST /bench/vote-floor/<pk>",
+            wrk.Requests([wrk.Request("POST", f"/bench/vote-floor/{pk}") for pk in pks]),
         )
         feedback = wrk.Endpoint(
             "feedback POST /api/feedback (useful)",
@@ -98,7 +106,7 @@ def http_load(database: str) -> bool:
             auth,
         )
         rows = wrk.against_ceiling(
-            base, ceiling, [feedback, trace], duration=DURATION, cpu=lambda: CpuReading.take(database, base)
+            base, ceiling, [floor, feedback, trace], duration=DURATION, cpu=lambda: CpuReading.take(database, base)
         )
         big = wrk.run(
             base, wrk.Requests([wrk.Request("GET", "/api/trace/big-500")]), connections=1, duration=5, headers=auth
@@ -117,11 +125,13 @@ def http_load(database: str) -> bool:
         body=f"{size / 1024:.0f} KiB",
     )
     print_header("targets")
-    verdicts = [
-        wrk.verdict(f"feedback / ceiling, {row.result.connections} connections", row.ratio, FEEDBACK_TARGET)
-        for row in rows
-        if row.endpoint == feedback.name
-    ]
+    floors = {row.result.connections: row.ratio for row in rows if row.endpoint == floor.name}
+    verdicts = []
+    for row in rows:
+        if row.endpoint == feedback.name:
+            label = f"feedback / ceiling, {row.result.connections} connections"
+            verdicts.append(wrk.verdict(label, row.ratio, FEEDBACK_TARGET))
+            print(f"         (the vote floor's own ratio: {floors[row.result.connections]:.2f})")
     return all(verdicts)
 
 

@@ -1,15 +1,22 @@
-"""Bench-only URLs: every real route plus `POST /bench/ceiling/<pk>`, the cheapest useful write.
+"""Bench-only URLs: every real route plus two bare views that bound what an endpoint can reach.
 
-The ceiling view goes through the same middleware and database as the API but skips DRF,
-authentication and business logic: one UPDATE of one session row by primary key.
+Both go through the same middleware and database as the API but skip DRF, authentication,
+validation and business logic:
+- `POST /bench/ceiling/<pk>`, the cheapest useful write: one UPDATE of one session row by
+  primary key, in autocommit (the ceiling every endpoint is compared with);
+- `POST /bench/vote-floor/<pk>`, the database work a vote cannot do without: a transaction that
+  locks the session row and appends one feedback event (BEGIN, SELECT ... FOR UPDATE, INSERT,
+  COMMIT). No vote that keeps concurrent votes in order can be cheaper than this.
 """
 
+from django.db import transaction
 from django.http import HttpRequest, JsonResponse
 from django.urls import path
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
-from diagnosis.models import DiagnosisSession
+from diagnosis.models import DiagnosisSession, Feedback
+from feedback.models import FeedbackClient, FeedbackEvent
 from selfeval_site.urls import urlpatterns as site_urlpatterns
 
 
@@ -20,4 +27,17 @@ def ceiling(request: HttpRequest, pk: int) -> JsonResponse:
     return JsonResponse({"success": bool(updated)})
 
 
-urlpatterns = [path("bench/ceiling/<int:pk>", ceiling), *site_urlpatterns]
+@csrf_exempt
+@require_POST
+def vote_floor(request: HttpRequest, pk: int) -> JsonResponse:
+    with transaction.atomic():
+        session = DiagnosisSession.objects.select_for_update().only("pk").get(pk=pk)
+        FeedbackEvent.objects.create(session=session, value=Feedback.USEFUL, client=FeedbackClient.API_KEY)
+    return JsonResponse({"success": True})
+
+
+urlpatterns = [
+    path("bench/ceiling/<int:pk>", ceiling),
+    path("bench/vote-floor/<int:pk>", vote_floor),
+    *site_urlpatterns,
+]
