@@ -9,7 +9,7 @@ import datetime as dt
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Exists, OuterRef, Q
-from django.http import Http404, HttpResponseBadRequest, HttpResponseNotAllowed, HttpResponseRedirect, JsonResponse
+from django.http import Http404, HttpResponseBadRequest, HttpResponseRedirect, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -20,6 +20,7 @@ from django.utils.html import format_html
 from django.utils.text import Truncator
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
+from django.views.decorators.http import require_POST
 
 from cases import services as case_services
 from cases.models import BadCase, BadCaseSource, Case
@@ -267,21 +268,22 @@ class DiagnosisSessionAdmin(
     def get_urls(self):
         info = self.opts.app_label, self.opts.model_name
         wrap = self.admin_site.admin_view
+
+        def post_route(route: str, view, name: str):
+            """An inspector action: POST only (405 otherwise), after the admin's login check."""
+            return path(f"<path:object_id>/{route}/", wrap(require_POST(view)), name=f"{info[0]}_{info[1]}_{name}")
+
         return [
             # The triage queue moved to its own changelist; old links keep working.
             path("triage/", wrap(self.triage_moved_view), name="{}_{}_triage".format(*info)),
-            path("<path:object_id>/rerun/", wrap(self.rerun_view), name="{}_{}_rerun".format(*info)),
-            path("<path:object_id>/review/", wrap(self.review_view), name="{}_{}_review".format(*info)),
-            path(
-                "<path:object_id>/open-bad-case/",
-                wrap(self.open_bad_case_view),
-                name="{}_{}_open_bad_case".format(*info),
-            ),
-            path("<path:object_id>/create-case/", wrap(self.create_case_view), name="{}_{}_create_case".format(*info)),
-            path("<path:object_id>/take/", wrap(self.take_view), name="{}_{}_take".format(*info)),
-            path("<path:object_id>/release/", wrap(self.release_view), name="{}_{}_release".format(*info)),
-            path("<path:object_id>/presence/", wrap(self.presence_view), name="{}_{}_presence".format(*info)),
-            path("<path:object_id>/miscited/", wrap(self.miscited_view), name="{}_{}_miscited".format(*info)),
+            post_route("rerun", self.rerun_view, "rerun"),
+            post_route("review", self.review_view, "review"),
+            post_route("open-bad-case", self.open_bad_case_view, "open_bad_case"),
+            post_route("create-case", self.create_case_view, "create_case"),
+            post_route("take", self.take_view, "take"),
+            post_route("release", self.release_view, "release"),
+            post_route("presence", self.presence_view, "presence"),
+            post_route("miscited", self.miscited_view, "miscited"),
             *super().get_urls(),
         ]
 
@@ -299,7 +301,7 @@ class DiagnosisSessionAdmin(
         return list_context_get(request=request, params=params, admins=admins, session=session)
 
     def _session_for_post(self, request, object_id, allowed: bool) -> DiagnosisSession:
-        """The session a POST action acts on; callers answer 405 to anything but POST first."""
+        """The session a POST action acts on (get_urls lets only POST reach those views)."""
         if not allowed:
             raise PermissionDenied
         try:
@@ -366,8 +368,6 @@ class DiagnosisSessionAdmin(
         return TemplateResponse(request, self.inspector_template, context, status=status)
 
     def rerun_view(self, request, object_id):
-        if request.method != "POST":
-            return HttpResponseNotAllowed(["POST"])
         session = self._session_for_post(request, object_id, self.has_reevaluate_permission(request))
         evaluation.session_evaluation_request(session_pks=[session.pk])
         self.log_change(request, session, gettext("Requested re-evaluation"))
@@ -375,8 +375,6 @@ class DiagnosisSessionAdmin(
         return HttpResponseRedirect(self._inspector_url(session))
 
     def review_view(self, request, object_id):
-        if request.method != "POST":
-            return HttpResponseNotAllowed(["POST"])
         session = self._session_for_post(request, object_id, self.has_review_permission(request))
         form = ReviewForm(request.POST)
         if not form.is_valid():
@@ -405,8 +403,6 @@ class DiagnosisSessionAdmin(
         return HttpResponseRedirect(self._inspector_url(session, list_context))
 
     def open_bad_case_view(self, request, object_id):
-        if request.method != "POST":
-            return HttpResponseNotAllowed(["POST"])
         session = self._session_for_post(request, object_id, self.has_open_bad_case_permission(request))
         bad_case = case_services.bad_case_open_for_session(session=session, source=BadCaseSource.REVIEWER)
         self.log_change(request, session, gettext("Opened a bad case"))
@@ -417,8 +413,6 @@ class DiagnosisSessionAdmin(
 
     def miscited_view(self, request, object_id):
         """A candidate of the inspector was the claim's evidence: record "evidence existed, cited wrong"."""
-        if request.method != "POST":
-            return HttpResponseNotAllowed(["POST"])
         session = self._session_for_post(request, object_id, self.has_record_miscitation_permission(request))
         claim_id, ref_id = request.POST.get("claim_id", ""), request.POST.get("ref_id", "")
         if not session_has_claim_and_source(session=session, claim_id=claim_id, ref_id=ref_id):
@@ -440,8 +434,6 @@ class DiagnosisSessionAdmin(
         return HttpResponseRedirect(f"{self._inspector_url(session)}#claim-{claim_id}")
 
     def create_case_view(self, request, object_id):
-        if request.method != "POST":
-            return HttpResponseNotAllowed(["POST"])
         session = self._session_for_post(request, object_id, self.has_create_case_permission(request))
         case = case_services.case_create_from_session(session=session, created_by=request.user.get_username())
         self.log_change(request, session, gettext("Created a case"))
@@ -455,8 +447,6 @@ class DiagnosisSessionAdmin(
     # -- sharing the work ------------------------------------------------------------------
 
     def take_view(self, request, object_id):
-        if request.method != "POST":
-            return HttpResponseNotAllowed(["POST"])
         session = self._session_for_post(request, object_id, self.has_review_permission(request))
         result = triage_assignments_take(session_pks=[session.pk], user=request.user)
         if result.taken:
@@ -467,8 +457,6 @@ class DiagnosisSessionAdmin(
         return HttpResponseRedirect(self._inspector_url(session, self._list_context(request, request.POST, session)))
 
     def release_view(self, request, object_id):
-        if request.method != "POST":
-            return HttpResponseNotAllowed(["POST"])
         session = self._session_for_post(request, object_id, self.has_review_permission(request))
         if triage_assignments_release(session_pks=[session.pk], user=request.user):
             self.log_change(request, session, gettext("Released the session"))
@@ -480,8 +468,6 @@ class DiagnosisSessionAdmin(
     def presence_view(self, request, object_id):
         """The open inspector's heartbeat (and, with `release`, its goodbye): JSON naming whoever
         else is reviewing the session."""
-        if request.method != "POST":
-            return HttpResponseNotAllowed(["POST"])
         session = self._session_for_post(request, object_id, self.has_view_permission(request))
         if request.POST.get("release"):
             review_lock_release(session=session, user=request.user)
