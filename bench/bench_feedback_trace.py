@@ -145,7 +145,7 @@ def query_counts(database: str) -> None:
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
-    from selfeval_site.tenancy.services import project_api_key_create
+    from core.tenancy.services import project_api_key_create
 
     key = project_api_key_create(project_slug="bench", key_name="count").key
     client = Client(HTTP_AUTHORIZATION=f"Api-Key {key}", HTTP_HOST="localhost")

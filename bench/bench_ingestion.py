@@ -130,10 +130,10 @@ def statement_counts(database: str) -> None:
     from django.db import connection
     from django.test import Client
 
+    from core.tenancy.models import Project
+    from core.tenancy.services import project_api_key_create
     from diagnosis.serializers import SessionIngestSerializer
     from diagnosis.services.ingestion import session_upsert
-    from selfeval_site.tenancy.models import Project
-    from selfeval_site.tenancy.services import project_api_key_create
 
     statements: list[str] = []
 

@@ -128,7 +128,7 @@ def encoded(spans: list, content_type: str) -> bytes:
     """The SDK's own OTLP encoding of `spans`, every trace id replaced by TRACE_MARKER."""
     from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 
-    from selfeval_site.otlp import codec
+    from otlp import codec
 
     message = encode_spans(spans)
     for resource_spans in message.resource_spans:
@@ -189,12 +189,12 @@ def session_payload(spans: list) -> dict:
     """What the trace becomes: the payload `POST /api/sessions` would take for it."""
     import django
 
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "selfeval_site.settings.base")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
     django.setup()
     from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-    from selfeval_site.otlp.services.mapping import MatchThresholds, session_payload_from_spans
-    from selfeval_site.otlp.spans import spans_from_request
+    from otlp.services.mapping import MatchThresholds, session_payload_from_spans
+    from otlp.spans import spans_from_request
 
     request = ExportTraceServiceRequest.FromString(encoded(spans, PROTOBUF))
     records = [item.record for item in spans_from_request(request, max_attribute_bytes=10**6)]

@@ -15,9 +15,9 @@ from django.urls import path
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
+from config.urls import urlpatterns as site_urlpatterns
 from diagnosis.models import DiagnosisSession, Feedback
 from feedback.models import FeedbackClient, FeedbackEvent
-from selfeval_site.urls import urlpatterns as site_urlpatterns
 
 
 @csrf_exempt

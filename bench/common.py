@@ -50,7 +50,7 @@ def django_env(database: str, **extra: str) -> dict[str, str]:
     """Environment for a manage.py or gunicorn child process against `database`."""
     env = {
         **os.environ,
-        "DJANGO_SETTINGS_MODULE": "selfeval_site.settings.base",
+        "DJANGO_SETTINGS_MODULE": "config.settings.base",
         "DATABASE_URL": database,
         "DEBUG": "false",
         "SECRET_KEY": "bench-only-" + secrets.token_hex(16),
@@ -92,7 +92,7 @@ def gunicorn_server(
     process = subprocess.Popen(
         [
             str(Path(PYTHON).parent / "gunicorn"),
-            "selfeval_site.wsgi:application",
+            "config.wsgi:application",
             f"--bind=127.0.0.1:{port}",
             f"--workers={workers}",
             "--worker-class=gthread",

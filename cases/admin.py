@@ -19,13 +19,13 @@ from django.utils.translation import gettext_lazy as _
 
 from cases import services as case_services
 from cases.models import CATEGORY_FOR_ATTRIBUTION, BadCaseStatus, Case, CaseRevision, CaseStatus
+from core.adminkit.csv_export import CSVExportMixin
+from core.adminkit.display import verdict_badge
+from core.adminkit.mixins import TenantAdminMixin
+from core.adminkit.navigation import change_url, changelist_next, changelist_url
+from core.adminkit.paging import CappedCountPaginator
 from diagnosis.admin import HEAVY_SESSION_FIELDS
 from diagnosis.models import DiagnosisSession
-from selfeval_site.adminkit.csv_export import CSVExportMixin
-from selfeval_site.adminkit.display import verdict_badge
-from selfeval_site.adminkit.mixins import TenantAdminMixin
-from selfeval_site.adminkit.navigation import change_url, changelist_next, changelist_url
-from selfeval_site.adminkit.paging import CappedCountPaginator
 
 # The case form's decide buttons: the POST name -> the status it decides.
 DECISIONS = {"_approve": CaseStatus.APPROVED, "_reject": CaseStatus.REJECTED}
@@ -355,7 +355,7 @@ class BadCaseForm(forms.ModelForm):
 
 class BadCaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
     """Bad-case triage. Registered by the back office, which adds the session panel
-    (`selfeval_site/backoffice/bad_cases.py`: it reads feedback, which this app may not import)."""
+    (`backoffice/bad_cases.py`: it reads feedback, which this app may not import)."""
 
     list_display = [
         "id",

@@ -6,11 +6,11 @@ from rest_framework import mixins, serializers, viewsets
 from cases import selectors
 from cases.models import CaseStatus, FaultCategory
 from cases.serializers import CaseSerializer
-from selfeval_site.api.authentication import access_from_request
-from selfeval_site.api.fields import StrictCharField
-from selfeval_site.api.pagination import CheckedCursorPagination
-from selfeval_site.api.permissions import IsProjectClientOrStaffWithCaseView
-from selfeval_site.api.schema import READ_ERRORS, error_responses
+from core.api.authentication import access_from_request
+from core.api.fields import StrictCharField
+from core.api.pagination import CheckedCursorPagination
+from core.api.permissions import IsProjectClientOrStaffWithCaseView
+from core.api.schema import READ_ERRORS, error_responses
 
 
 class CaseSearchSerializer(serializers.Serializer):

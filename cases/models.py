@@ -8,9 +8,9 @@ from django.db.models import Q
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from core.tenancy.access import TenantQuerySet
+from core.tenancy.models import Project
 from diagnosis.models import DiagnosisSession, FailureAttribution, VerifierVerdict
-from selfeval_site.tenancy.access import TenantQuerySet
-from selfeval_site.tenancy.models import Project
 
 
 class FaultCategory(models.TextChoices):

@@ -3,7 +3,7 @@
 from django.db.models import Q, QuerySet
 
 from cases.models import BadCase, Case, CaseStatus
-from selfeval_site.tenancy.access import Access
+from core.tenancy.access import Access
 
 
 def case_list(*, access: Access) -> QuerySet[Case]:

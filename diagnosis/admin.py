@@ -7,12 +7,12 @@ from django.contrib import admin
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
+from core.adminkit.display import session_inspector_link
+from core.adminkit.mixins import ReadOnlyAdminMixin, TenantAdminMixin
+from core.adminkit.paging import CappedCountPaginator
 from diagnosis.evaluation_layers import FactCheck, GatekeeperBinding, entries_read
 from diagnosis.messages import machine_label, machine_text
 from diagnosis.models import ClaimCheck, SessionReview
-from selfeval_site.adminkit.display import session_inspector_link
-from selfeval_site.adminkit.mixins import ReadOnlyAdminMixin, TenantAdminMixin
-from selfeval_site.adminkit.paging import CappedCountPaginator
 
 # Columns the lists never show; leaving them out keeps a page of sessions a few kilobytes.
 HEAVY_SESSION_FIELDS = ("answer", "alert", "active_alerts", "executor_output", "self_evaluation", "evaluation_error")

@@ -8,6 +8,12 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from core.api.authentication import access_from_request
+from core.api.errors import error_body, flatten_field_errors
+from core.api.pagination import CheckedCursorPagination
+from core.api.parsers import CheckedJSONParser, NDJSONParser, UnreadableLine
+from core.api.permissions import IsProjectClient, IsProjectClientOrStaff
+from core.api.schema import CONTENT_ENCODING_PARAMETER, READ_ERRORS, WRITE_ERRORS, error_responses
 from diagnosis import selectors
 from diagnosis.filters import SessionFilter
 from diagnosis.serializers import (
@@ -17,12 +23,6 @@ from diagnosis.serializers import (
     SessionSummarySerializer,
 )
 from diagnosis.services.ingestion import session_upsert
-from selfeval_site.api.authentication import access_from_request
-from selfeval_site.api.errors import error_body, flatten_field_errors
-from selfeval_site.api.pagination import CheckedCursorPagination
-from selfeval_site.api.parsers import CheckedJSONParser, NDJSONParser, UnreadableLine
-from selfeval_site.api.permissions import IsProjectClient, IsProjectClientOrStaff
-from selfeval_site.api.schema import CONTENT_ENCODING_PARAMETER, READ_ERRORS, WRITE_ERRORS, error_responses
 
 PROJECT_PARAMETER = OpenApiParameter(
     "project", str, description="Staff only: the project slug when a sessionId exists in several projects."

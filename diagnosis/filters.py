@@ -1,5 +1,6 @@
 import django_filters
 
+from core.api.filters import BlankAsNullChoiceFilter, UTCIsoDateTimeFilter
 from diagnosis.models import (
     AiOpsVerdict,
     DiagnosisSession,
@@ -10,7 +11,6 @@ from diagnosis.models import (
     SessionStatus,
     VerifierVerdict,
 )
-from selfeval_site.api.filters import BlankAsNullChoiceFilter, UTCIsoDateTimeFilter
 
 
 class SessionFilter(django_filters.FilterSet):

@@ -12,9 +12,9 @@ from django.db.models import Q
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from core.tenancy.access import TenantQuerySet
+from core.tenancy.models import Project
 from diagnosis import constants
-from selfeval_site.tenancy.access import TenantQuerySet
-from selfeval_site.tenancy.models import Project
 
 
 class SessionMode(models.TextChoices):

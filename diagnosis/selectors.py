@@ -9,6 +9,8 @@ from django.db.models import Count, Prefetch, Q, QuerySet
 from django.db.models.functions import TruncDate
 from django.http import Http404
 
+from core.tenancy.access import Access
+from core.tenancy.models import Project
 from diagnosis.models import (
     AiOpsCheck,
     AiOpsVerdict,
@@ -22,8 +24,6 @@ from diagnosis.models import (
     ToolInvocation,
     VerifierVerdict,
 )
-from selfeval_site.tenancy.access import Access
-from selfeval_site.tenancy.models import Project
 
 
 def session_list(*, access: Access) -> QuerySet[DiagnosisSession]:

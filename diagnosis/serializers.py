@@ -9,6 +9,13 @@ from drf_spectacular.plumbing import ResolvedComponent
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from core.api.fields import (
+    BlankAsNullChoiceField,
+    BoundedListField,
+    ColumnIntegerField,
+    StrictCharField,
+    StrictRegexField,
+)
 from diagnosis.constants import NO_EVIDENCE_REF
 from diagnosis.evaluation_layers import LegacyJSONError, self_evaluation_from_agent
 from diagnosis.models import (
@@ -26,13 +33,6 @@ from diagnosis.models import (
     VerifierVerdict,
 )
 from diagnosis.services.producers.executor_output import ClaimLimits, executor_output_problem, executor_output_types
-from selfeval_site.api.fields import (
-    BlankAsNullChoiceField,
-    BoundedListField,
-    ColumnIntegerField,
-    StrictCharField,
-    StrictRegexField,
-)
 
 MAX_STEPS = 500
 MAX_INVOCATIONS = 1000

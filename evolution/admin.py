@@ -13,6 +13,8 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from core.adminkit.content import markdown_html
+from core.adminkit.paging import CappedCountPaginator
 from evolution.models import (
     THRESHOLD_SPECS,
     CompetitorStatus,
@@ -21,8 +23,6 @@ from evolution.models import (
     VerificationThresholds,
 )
 from evolution.services.thresholds import thresholds_update
-from selfeval_site.adminkit.content import markdown_html
-from selfeval_site.adminkit.paging import CappedCountPaginator
 
 
 def _value(value: Any) -> str:

@@ -6,6 +6,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.api.authentication import request_api_key
+from core.api.errors import ApplicationError
+from core.api.permissions import IsProjectClientOrStaff
+from core.api.schema import ALWAYS_ERRORS, CONTENT_ENCODING_PARAMETER, WRITE_ERRORS, error_responses
 from evolution.models import VerificationSource
 from evolution.selectors import thresholds_current
 from evolution.serializers import (
@@ -16,10 +20,6 @@ from evolution.serializers import (
 )
 from evolution.services.thresholds import ThresholdValidationError, thresholds_update
 from evolution.services.verification import evolution_verify
-from selfeval_site.api.authentication import request_api_key
-from selfeval_site.api.errors import ApplicationError
-from selfeval_site.api.permissions import IsProjectClientOrStaff
-from selfeval_site.api.schema import ALWAYS_ERRORS, CONTENT_ENCODING_PARAMETER, WRITE_ERRORS, error_responses
 
 CHANGE_THRESHOLDS_PERMISSION = "evolution.change_verificationthresholds"
 

@@ -6,9 +6,9 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from core.api.fields import StrictCharField
 from evolution.models import THRESHOLD_SPECS, VerificationThresholds
 from evolution.services.messages import LANGUAGES
-from selfeval_site.api.fields import StrictCharField
 
 MAX_QUERY_CHARS = 20_000
 MAX_ANSWER_CHARS = 200_000

@@ -3,11 +3,11 @@
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
+from core.adminkit.display import session_inspector_link
+from core.adminkit.mixins import ReadOnlyAdminMixin, TenantAdminMixin
+from core.adminkit.paging import CappedCountPaginator
 from diagnosis.admin import HEAVY_SESSION_FIELDS
 from feedback.models import FeedbackEvent
-from selfeval_site.adminkit.display import session_inspector_link
-from selfeval_site.adminkit.mixins import ReadOnlyAdminMixin, TenantAdminMixin
-from selfeval_site.adminkit.paging import CappedCountPaginator
 
 
 @admin.register(FeedbackEvent)

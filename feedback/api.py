@@ -8,6 +8,17 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.api.authentication import ProjectAPIKeyAuthentication, access_from_request
+from core.api.errors import api_exception_handler
+from core.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotency_key
+from core.api.permissions import IsProjectClient
+from core.api.schema import (
+    CONTENT_ENCODING_PARAMETER,
+    ERROR_DESCRIPTIONS,
+    ERROR_ENVELOPE,
+    WRITE_ERRORS,
+    error_responses,
+)
 from diagnosis.models import DiagnosisSession
 from diagnosis.selectors import session_get
 from feedback.authentication import CanSubmitFeedback, FeedbackTokenAuthentication, feedback_submitter
@@ -20,17 +31,6 @@ from feedback.serializers import (
 )
 from feedback.services import RECORDED_MESSAGE, feedback_submit
 from feedback.tokens import feedback_token_issue
-from selfeval_site.api.authentication import ProjectAPIKeyAuthentication, access_from_request
-from selfeval_site.api.errors import api_exception_handler
-from selfeval_site.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotency_key
-from selfeval_site.api.permissions import IsProjectClient
-from selfeval_site.api.schema import (
-    CONTENT_ENCODING_PARAMETER,
-    ERROR_DESCRIPTIONS,
-    ERROR_ENVELOPE,
-    WRITE_ERRORS,
-    error_responses,
-)
 
 
 def feedback_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:

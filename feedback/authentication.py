@@ -5,13 +5,13 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions, permissions
 from rest_framework.request import Request
 
+from core.api.authentication import STAFF_DATA_PERMISSION
+from core.api.throttling import AuthenticationFailureThrottle
+from core.tenancy.access import Access
+from core.tenancy.models import ProjectAPIKey
 from feedback.models import FeedbackClient
 from feedback.services import FeedbackSubmitter
 from feedback.tokens import FeedbackGrant, FeedbackTokenError, feedback_token_read
-from selfeval_site.api.authentication import STAFF_DATA_PERMISSION
-from selfeval_site.api.throttling import AuthenticationFailureThrottle
-from selfeval_site.tenancy.access import Access
-from selfeval_site.tenancy.models import ProjectAPIKey
 
 FEEDBACK_TOKEN_KEYWORD = "Feedback-Token"  # noqa: S105 (a header keyword, not a secret)
 

@@ -5,9 +5,9 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from core.tenancy.access import TenantQuerySet
+from core.tenancy.models import ProjectAPIKey
 from diagnosis.models import DiagnosisSession, Feedback
-from selfeval_site.tenancy.access import TenantQuerySet
-from selfeval_site.tenancy.models import ProjectAPIKey
 
 
 class FeedbackClient(models.TextChoices):

@@ -2,8 +2,8 @@
 
 from rest_framework import serializers
 
+from core.api.fields import StrictCharField, StrictRegexField
 from diagnosis.models import Feedback
-from selfeval_site.api.fields import StrictCharField, StrictRegexField
 
 
 class StrictChoiceField(serializers.ChoiceField):

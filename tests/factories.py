@@ -15,14 +15,14 @@ from django.contrib.auth import get_user_model
 
 from cases.models import BadCase, Case
 from cases.services import bad_case_open_for_session, case_create_from_session
+from core.tenancy.access import Access
+from core.tenancy.models import Project, ProjectAPIKey
 from diagnosis.models import DiagnosisSession, SessionReview
 from diagnosis.serializers import SessionIngestSerializer
 from diagnosis.services.evaluation import session_evaluate
 from diagnosis.services.ingestion import session_upsert
 from diagnosis.services.reviews import session_mark_reviewed
 from feedback.services import FeedbackResult, FeedbackSubmitter, feedback_submit
-from selfeval_site.tenancy.access import Access
-from selfeval_site.tenancy.models import Project, ProjectAPIKey
 from tests import clock
 
 

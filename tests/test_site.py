@@ -20,7 +20,7 @@ def test_healthz_is_503_when_the_database_does_not_answer(client, monkeypatch):
     def broken_cursor(*args, **kwargs):
         raise DatabaseError("connection refused")
 
-    monkeypatch.setattr("selfeval_site.health.connection.cursor", broken_cursor)
+    monkeypatch.setattr("core.health.connection.cursor", broken_cursor)
     response = client.get("/healthz")
     assert response.status_code == 503
     assert response.json()["status"] == "unavailable"
@@ -64,7 +64,7 @@ def _run_with_settings(settings_module: str, env: dict[str, str]) -> subprocess.
 
 def test_production_settings_refuse_to_start_without_a_secret_key():
     result = _run_with_settings(
-        "selfeval_site.settings.production",
+        "config.settings.production",
         {"DATABASE_URL": "sqlite://:memory:", "ALLOWED_HOSTS": "x.example.com"},
     )
     assert result.returncode != 0
@@ -73,7 +73,7 @@ def test_production_settings_refuse_to_start_without_a_secret_key():
 
 def test_production_settings_pass_check_deploy():
     result = _run_with_settings(
-        "selfeval_site.settings.production",
+        "config.settings.production",
         {
             "DATABASE_URL": "sqlite://:memory:",
             "ALLOWED_HOSTS": "x.example.com",
@@ -85,6 +85,6 @@ def test_production_settings_pass_check_deploy():
 
 
 def test_strict_boolean_settings_reject_typos():
-    result = _run_with_settings("selfeval_site.settings.base", {"DEBUG": "ture"})
+    result = _run_with_settings("config.settings.base", {"DEBUG": "ture"})
     assert result.returncode != 0
     assert "DEBUG must be a boolean" in result.stderr

@@ -6,7 +6,7 @@ import pytest
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
-from selfeval_site.api.throttling import ClientScopedRateThrottle
+from core.api.throttling import ClientScopedRateThrottle
 from tests.feedback.helpers import make_session, post_json
 
 pytestmark = pytest.mark.django_db
@@ -177,7 +177,7 @@ def test_counters_are_keyed_by_the_keys_prefix_never_its_stored_hash(api_key, pr
     from rest_framework.request import Request
     from rest_framework.test import APIRequestFactory
 
-    from selfeval_site.tenancy.models import ProjectAPIKey
+    from core.tenancy.models import ProjectAPIKey
 
     key = ProjectAPIKey.objects.get(project=project)
     request = Request(APIRequestFactory().get("/api/sessions"))

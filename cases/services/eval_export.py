@@ -27,9 +27,9 @@ from django.db.models import Prefetch
 
 from cases.models import BadCase, BadCaseCategory, Case
 from cases.selectors import bad_case_list_triaged, case_list_approved
+from core.tenancy.models import Project
 from diagnosis.models import ClaimCheck, DiagnosisSession, SessionMode
 from diagnosis.services.export import payload_prefetches, session_payload
-from selfeval_site.tenancy.models import Project
 
 _BAD_CASE_VERDICTS = {
     BadCaseCategory.HALLUCINATION: ("REJECT", "FAIL"),

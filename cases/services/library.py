@@ -12,8 +12,8 @@ from django.utils import timezone
 
 from cases.models import Case, CaseRevision, CaseSourceType, CaseStatus, FaultCategory
 from cases.services.extraction import case_fields_extract
+from core.tenancy.models import Project
 from diagnosis.models import DiagnosisSession
-from selfeval_site.tenancy.models import Project
 
 # Fields staff may set by hand (manual cases, edits); everything else is bookkeeping.
 EDITABLE_FIELDS = ("title", "query", "root_cause", "solution", "fault_category", "error_code", "service")

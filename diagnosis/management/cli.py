@@ -9,7 +9,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 from tqdm import tqdm
 
-from selfeval_site.tenancy.models import Project
+from core.tenancy.models import Project
 
 
 def instant(value: str) -> datetime:

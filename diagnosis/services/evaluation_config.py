@@ -1,7 +1,7 @@
 """The evaluation settings, read once per process, and the one judge of this process.
 
 `evaluation_config()` reads `SELFEVAL_VERIFIER_THRESHOLDS`, `SELFEVAL_AIOPS_TOOL_CATEGORIES`,
-`SELFEVAL_JUDGE` and `SELFEVAL_LLM_*` (defaults: `selfeval_site/settings/base.py`) into the frozen
+`SELFEVAL_JUDGE` and `SELFEVAL_LLM_*` (defaults: `config/settings/base.py`) into the frozen
 `producers.config.EvaluationConfig` the pipeline receives. `evaluation_judge()` is the configured
 judge, built on first use and reused by every evaluation of the process (a web worker thread or
 a `db_worker`): the LLM judge keeps one HTTP connection pool instead of opening one per session.

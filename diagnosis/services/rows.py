@@ -4,7 +4,7 @@
 values of its rows: the session (the language detected from the query, the evidence fingerprint
 over every ref's SHA-256, a legacy `selfEvaluation` wrapped into its layers), its steps, tool
 invocations and evidence refs. Ingestion saves them as model instances (`session_upsert`), the
-demo bulk loader streams the values (`selfeval_site.demo.seeding`), and the evaluation
+demo bulk loader streams the values (`demo.seeding`), and the evaluation
 regression harness hands them to the conversion the evaluation applies to the stored rows
 (`evaluation_data.session_data_from_rows`): what is stored and what is judged are the same
 columns by construction.
@@ -16,9 +16,9 @@ from typing import Any, NamedTuple
 
 from django.utils import timezone
 
+from core.text import detect_language
 from diagnosis.models import DiagnosisSession, DiagnosisStep, EvaluationState, EvidenceRef, ToolInvocation
 from diagnosis.services.merge import self_evaluation_import
-from diagnosis.services.producers.text import detect_language
 
 
 def sha256_text(text: str) -> str:

@@ -15,9 +15,9 @@ from collections.abc import Iterable
 
 from django.db import transaction
 
+from core.tenancy.access import Access
 from diagnosis.models import DiagnosisSession, SessionDay, SessionDayChange
 from diagnosis.selectors import CUBE_SIZE, SCORE_BUCKETS, session_days_compute, session_days_zone
-from selfeval_site.tenancy.access import Access
 
 DayKey = tuple[int, dt.date]
 _MARKS_PER_DELETE = 5000  # bound on the parameters of one statement

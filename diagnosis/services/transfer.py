@@ -16,12 +16,12 @@ from itertools import batched
 from django.db import DatabaseError, transaction
 from django.db.models import QuerySet
 
+from core.api.errors import flatten_field_errors
+from core.tenancy.models import Project
 from diagnosis.models import DiagnosisSession
 from diagnosis.serializers import SessionIngestSerializer
 from diagnosis.services.export import PAYLOAD_FIELDS, payload_prefetches, session_payload
 from diagnosis.services.ingestion import session_upsert
-from selfeval_site.api.errors import flatten_field_errors
-from selfeval_site.tenancy.models import Project
 
 EXPORT_CHUNK_SIZE = 500
 # Characters JSON leaves unescaped that some line readers take for a line break (str.splitlines does).

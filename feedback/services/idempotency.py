@@ -20,8 +20,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from rest_framework import status
 
+from core.api.errors import ApplicationError
 from feedback.models import IdempotencyRecord
-from selfeval_site.api.errors import ApplicationError
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,8 @@ from django.db.models import OuterRef, Subquery
 
 from cases.models import BadCase, BadCaseSource, Case
 from cases.services import bad_case_open_for_session, case_create_from_session
+from core.tenancy.access import Access
+from core.tenancy.models import ProjectAPIKey
 from diagnosis.models import DiagnosisSession, Feedback
 from diagnosis.selectors import session_get
 from diagnosis.services.session_days import session_day_key, session_days_mark_changed
@@ -20,8 +22,6 @@ from feedback.services.idempotency import (
     idempotency_claim,
     request_fingerprint,
 )
-from selfeval_site.tenancy.access import Access
-from selfeval_site.tenancy.models import ProjectAPIKey
 
 RECORDED_MESSAGE = "反馈已记录"  # the seed's answer to a recorded vote
 

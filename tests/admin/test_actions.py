@@ -5,10 +5,10 @@ from django.contrib.auth.models import Permission
 from django.test import Client
 from django.urls import reverse
 
+from backoffice.triage import TRIAGE_CHANGELIST
 from cases.models import BadCase, Case
 from diagnosis.models import DiagnosisSession, SessionReview
 from diagnosis.services.reviews import session_mark_reviewed
-from selfeval_site.backoffice.triage import TRIAGE_CHANGELIST
 from tests.admin.conftest import logged_in
 from tests.factories import UserFactory, evaluated_session
 

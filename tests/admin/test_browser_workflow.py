@@ -7,9 +7,9 @@ import re
 
 import pytest
 
+from backoffice.models import ReviewLock
+from backoffice.triage import TriageQueueAdmin
 from diagnosis.models import SessionReview
-from selfeval_site.backoffice.models import ReviewLock
-from selfeval_site.backoffice.triage import TriageQueueAdmin
 from tests import clock
 from tests.admin.conftest import _user_in
 from tests.admin.test_browser import CHROMIUM, browser, login, shot  # noqa: F401 - browser is a fixture

@@ -7,8 +7,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from backoffice.candidates import MAX_ANALYSED_CHARS, MAX_CANDIDATES, MAX_SOURCE_CHARS
 from cases.models import BadCase, BadCaseCategory, BadCaseStatus
-from selfeval_site.backoffice.candidates import MAX_ANALYSED_CHARS, MAX_CANDIDATES, MAX_SOURCE_CHARS
 from tests.admin.conftest import logged_in
 from tests.factories import UserFactory, chat_payload, session_ingest_evaluated
 

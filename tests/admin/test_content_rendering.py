@@ -5,7 +5,7 @@ from html.parser import HTMLParser
 import pytest
 from django.urls import reverse
 
-from selfeval_site.adminkit.content import MARKDOWN_MAX_CHARS, json_text, markdown_document, markdown_html
+from core.adminkit.content import MARKDOWN_MAX_CHARS, json_text, markdown_document, markdown_html
 from tests.factories import chat_payload, evaluated_session, session_ingest_evaluated
 
 ALLOWED_TAGS = {

@@ -9,7 +9,7 @@ from django.contrib.auth.models import Permission
 from django.test import Client
 from django.urls import reverse
 
-from selfeval_site.adminkit.csv_export import csv_cell
+from core.adminkit.csv_export import csv_cell
 from tests import clock
 from tests.admin.conftest import logged_in
 from tests.factories import UserFactory, bad_case_of, case_of, evaluated_session

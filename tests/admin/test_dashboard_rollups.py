@@ -9,13 +9,13 @@ from django.db import connection
 from django.template.loader import render_to_string
 from django.urls import reverse
 
+from backoffice.charts import Chart, Column, Series
+from backoffice.dashboard import DateRange, dashboard_get
+from backoffice.pages import session_list_url_for
+from core.tenancy.access import Access
 from diagnosis.models import SessionDay, SessionDayChange
 from diagnosis.selectors import cube_index
 from diagnosis.services.session_days import session_days_settle
-from selfeval_site.backoffice.charts import Chart, Column, Series
-from selfeval_site.backoffice.dashboard import DateRange, dashboard_get
-from selfeval_site.backoffice.pages import session_list_url_for
-from selfeval_site.tenancy.access import Access
 from tests import clock
 from tests.factories import (
     diagnosis_payload,

@@ -3,9 +3,9 @@
 import pytest
 from django.urls import reverse
 
+from backoffice.inspector import highlight_excerpt
 from cases.models import BadCase, Case
 from cases.services import bad_case_update, case_update
-from selfeval_site.backoffice.inspector import highlight_excerpt
 from tests.factories import (
     case_of,
     diagnosis_payload,

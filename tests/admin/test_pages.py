@@ -8,9 +8,9 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
+from core.adminkit.paging import CappedCountPaginator
 from diagnosis.models import DiagnosisSession
 from diagnosis.services.producers import pipeline
-from selfeval_site.adminkit.paging import CappedCountPaginator
 from tests import clock
 from tests.factories import aiops_payload, chat_payload, evaluated_session, session_ingest_evaluated
 
@@ -194,8 +194,8 @@ def test_inspector_names_only_layers_the_pipeline_runs_as_missing(reviewer_clien
 
 
 def test_inspector_shows_whole_number_facts_without_a_decimal_point():
+    from backoffice.inspector import fact_label
     from diagnosis.evaluation_layers import FactCheck
-    from selfeval_site.backoffice.inspector import fact_label
 
     facts = [FactCheck(kind="quantity", value=96.0, text="96.0%"), FactCheck(kind="quantity", value=0.5)]
 

@@ -9,8 +9,8 @@ from django.core.exceptions import PermissionDenied
 from django.test import Client
 from django.urls import reverse
 
-from selfeval_site.backoffice.models import ReviewLock, TriageAssignment
-from selfeval_site.backoffice.services.sharing import (
+from backoffice.models import ReviewLock, TriageAssignment
+from backoffice.services.sharing import (
     REVIEW_LOCK_SECONDS,
     review_lock_refresh,
     triage_assignments_release,

@@ -6,8 +6,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.db import connection
 
-from selfeval_site.backoffice.models import ReviewLock, TriageAssignment
-from selfeval_site.backoffice.services.sharing import review_lock_refresh, triage_assignments_take
+from backoffice.models import ReviewLock, TriageAssignment
+from backoffice.services.sharing import review_lock_refresh, triage_assignments_take
 from tests.admin.conftest import _user_in
 from tests.factories import evaluated_session
 

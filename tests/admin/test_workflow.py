@@ -5,8 +5,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from django.urls import reverse
 
+from core.adminkit.sequence import list_place
 from diagnosis.models import DiagnosisSession, SessionReview
-from selfeval_site.adminkit.sequence import list_place
 from tests import clock
 from tests.factories import evaluated_session
 
@@ -83,7 +83,7 @@ def test_breadcrumb_names_the_session_list_when_opened_from_it(reviewer_client, 
 
 
 def test_back_link_lands_on_the_page_that_holds_the_session(reviewer_client, queue, settings):
-    from selfeval_site.backoffice.triage import TriageQueueAdmin
+    from backoffice.triage import TriageQueueAdmin
 
     TriageQueueAdmin.list_per_page, per_page = 2, TriageQueueAdmin.list_per_page
     try:
@@ -178,7 +178,7 @@ def test_unknown_list_or_none_shows_the_plain_breadcrumb(reviewer_client, queue)
 
 
 def test_queue_sorted_by_a_nullable_column_walks_every_row_once(reviewer_client, project, queue):
-    from selfeval_site.backoffice.models import TriageItem
+    from backoffice.models import TriageItem
 
     # Sorted by evidence score (a nullable column): walk by next links from the first row.
     query = "o=5"
@@ -224,7 +224,7 @@ def test_inspector_with_a_list_costs_a_fixed_number_of_queries(reviewer_client, 
 
 
 def test_the_decision_bar_bulk_page_and_queue_speak_chinese(reviewer_client, reviewer, queue):
-    from selfeval_site.backoffice.services.sharing import review_lock_refresh, triage_assignments_take
+    from backoffice.services.sharing import review_lock_refresh, triage_assignments_take
     from tests.admin.conftest import _user_in
 
     alice = _user_in("Reviewer", "alice")
@@ -246,7 +246,7 @@ def test_the_decision_bar_bulk_page_and_queue_speak_chinese(reviewer_client, rev
 
 
 def test_past_the_count_cap_the_place_says_more_than_the_cap(reviewer_client, queue, monkeypatch):
-    from selfeval_site.backoffice import listing
+    from backoffice import listing
 
     monkeypatch.setattr(listing, "PLACE_COUNT_CAP", 2)
 

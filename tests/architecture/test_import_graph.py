@@ -1,4 +1,4 @@
-"""Layers import downward only: no cycle between the project's components, no app imports the top.
+"""Floors import downward only: no cycle between the project's components, no import from a floor to one above it.
 
 Every import of the project's own modules counts, also those inside functions (a lazy import is
 still a dependency). The components and their order are the README's layout.
@@ -9,38 +9,33 @@ import graphlib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("selfeval_site", "diagnosis", "feedback", "cases", "evolution")
+PACKAGES = ("config", "core", "diagnosis", "feedback", "cases", "evolution", "backoffice", "trace", "otlp", "demo")
 # Longest prefix first: a module belongs to the first component whose prefix it starts with.
 COMPONENTS = {
-    "selfeval_site.settings": "settings",
-    "selfeval_site.tenancy": "tenancy",
-    "selfeval_site.api": "api",
-    "selfeval_site.adminkit": "adminkit",
-    "selfeval_site.backoffice": "backoffice",
-    "selfeval_site.demo": "demo",
-    "selfeval_site.otlp": "otlp",
-    "selfeval_site": "site",
+    "config": "config",
+    "core.tenancy": "tenancy",
+    "core.api": "api",
+    "core.adminkit": "adminkit",
+    "core.text": "text",
+    "core.health": "health",
     "diagnosis": "diagnosis",
     "cases": "cases",
     "feedback": "feedback",
     "evolution": "evolution",
+    "backoffice": "backoffice",
+    "trace": "trace",
+    "otlp": "otlp",
+    "demo": "demo",
 }
-# What each component may import (besides itself). Anything else is a layering error.
-ALLOWED = {
-    "settings": set(),
-    "tenancy": set(),
-    "api": {"tenancy"},
-    "adminkit": {"tenancy"},
-    "diagnosis": {"tenancy", "api", "adminkit"},
-    "cases": {"diagnosis", "tenancy", "api", "adminkit"},
-    "feedback": {"cases", "diagnosis", "tenancy", "api", "adminkit"},
-    "evolution": {"tenancy", "api", "adminkit"},
-    "backoffice": {"diagnosis", "cases", "feedback", "evolution", "tenancy", "api", "adminkit"},
-    "demo": {"diagnosis", "cases", "feedback", "evolution", "tenancy"},
-    # OpenTelemetry ingestion feeds diagnosis' ingestion; nothing but the URLs imports it.
-    "otlp": {"diagnosis", "tenancy", "api", "adminkit"},
-    "site": {"backoffice", "otlp", "diagnosis", "cases", "feedback", "evolution", "tenancy", "api", "adminkit"},
-}
+# The floors of the house, top first: a component imports its own floor or the floors below it,
+# never one above (config is the composition, the surfaces read across the apps, core is the ground).
+FLOORS = (
+    ("config",),
+    ("backoffice", "trace", "otlp", "demo"),
+    ("diagnosis", "cases", "feedback", "evolution"),
+    ("tenancy", "api", "adminkit", "text", "health"),
+)
+FLOOR_OF = {name: level for level, names in enumerate(FLOORS) for name in names}
 
 
 def component(module: str) -> str | None:
@@ -68,7 +63,7 @@ def imported_modules(path: Path) -> set[str]:
 
 def dependencies() -> dict[str, dict[str, set[str]]]:
     """component -> imported component -> the modules that import it (for the failure message)."""
-    edges: dict[str, dict[str, set[str]]] = {name: {} for name in ALLOWED}
+    edges: dict[str, dict[str, set[str]]] = {name: {} for name in FLOOR_OF}
     for package in PACKAGES:
         for path in (ROOT / package).rglob("*.py"):
             if "migrations" in path.parts:
@@ -82,8 +77,20 @@ def dependencies() -> dict[str, dict[str, set[str]]]:
     return edges
 
 
+def test_every_component_has_a_floor():
+    assert set(COMPONENTS.values()) == set(FLOOR_OF)
+
+
 def test_every_module_belongs_to_a_component():
-    assert set(COMPONENTS.values()) == set(ALLOWED)
+    top_level = {path.parent.name for path in ROOT.glob("*/__init__.py")} - {"tests", "bench"}
+    assert top_level == set(PACKAGES)
+    strays = [
+        module_name(path)
+        for package in PACKAGES
+        for path in (ROOT / package).rglob("*.py")
+        if component(module_name(path)) is None and path.read_text(encoding="utf-8").strip()
+    ]
+    assert not strays, strays
 
 
 def test_no_cycle_between_components():
@@ -94,11 +101,11 @@ def test_no_cycle_between_components():
         raise AssertionError(f"import cycle between components: {' -> '.join(cycle.args[1])}") from None
 
 
-def test_components_import_only_the_layers_below_them():
+def test_no_import_from_a_lower_floor_to_a_higher_one():
     wrong = {
         f"{here} -> {there}": sorted(modules)
         for here, targets in dependencies().items()
         for there, modules in targets.items()
-        if there not in ALLOWED[here]
+        if FLOOR_OF[there] < FLOOR_OF[here]
     }
     assert not wrong, wrong

@@ -158,7 +158,7 @@ def test_demo_cases_carry_the_code_their_answer_names_and_no_field_trailer():
     from django.core.management import call_command
 
     from cases.models import Case
-    from selfeval_site.demo.catalogue import TOPICS
+    from demo.catalogue import TOPICS
 
     call_command("seed_demo", sessions=120, seed=1)
 

@@ -138,7 +138,7 @@ def test_sql_statements_per_item_are_constant_and_those_of_one_session(api, proj
     assert one == _single_queries(api, 300)
 
 
-# Compressed bodies: one bounded reader (selfeval_site/api/bodies.py) for every write endpoint.
+# Compressed bodies: one bounded reader (core/api/bodies.py) for every write endpoint.
 
 
 def test_a_gzip_batch_is_inflated(api, project):

@@ -6,10 +6,10 @@ from django.conf import settings
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from core.tenancy.models import ProjectAPIKey
 from diagnosis.models import DiagnosisSession, DiagnosisStep, EvidenceRef, ToolInvocation
 from diagnosis.services.evaluation import session_evaluation_record_failure
 from diagnosis.services.rows import sha256_text
-from selfeval_site.tenancy.models import ProjectAPIKey
 from tests import clock
 from tests.factories import aiops_payload, chat_payload, evaluated_session, session_ingest, with_invocations
 

@@ -184,7 +184,7 @@ def _manage_run_eval(*args: str, tmp_path: Path) -> subprocess.CompletedProcess:
     # a private SQLite file, never the DATABASE_URL the test run was given (not its test database).
     env = {
         **os.environ,
-        "DJANGO_SETTINGS_MODULE": "selfeval_site.settings.test",
+        "DJANGO_SETTINGS_MODULE": "config.settings.test",
         "DATABASE_URL": f"sqlite:///{tmp_path / 'run_eval.sqlite3'}",
     }
     return subprocess.run(  # noqa: S603 (our own manage.py, fixed arguments)

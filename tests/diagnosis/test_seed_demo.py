@@ -8,6 +8,16 @@ from datetime import UTC, datetime
 import pytest
 from django.core.management import call_command
 
+from demo.catalogue import TOPICS
+from demo.generator import (
+    LANGUAGES,
+    SCENARIO_BY_NAME,
+    SCENARIOS,
+    demo_payload_build,
+    demo_session_build,
+    payload_digest,
+)
+from demo.seeding import demo_sessions_seed
 from diagnosis.constants import NO_EVIDENCE_REF, Layer
 from diagnosis.models import (
     DiagnosisSession,
@@ -22,16 +32,6 @@ from diagnosis.services.evaluation_config import evaluation_config, evaluation_j
 from diagnosis.services.evaluation_data import session_data_from_payload
 from diagnosis.services.ingestion import session_upsert
 from diagnosis.services.producers.pipeline import evaluate
-from selfeval_site.demo.catalogue import TOPICS
-from selfeval_site.demo.generator import (
-    LANGUAGES,
-    SCENARIO_BY_NAME,
-    SCENARIOS,
-    demo_payload_build,
-    demo_session_build,
-    payload_digest,
-)
-from selfeval_site.demo.seeding import demo_sessions_seed
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 PROJECTS = ("acme-chat", "acme-aiops")
@@ -264,8 +264,8 @@ def test_bulk_only_mode_fills_the_mirrored_evaluation_columns():
 def test_bulk_rule_score_is_the_rule_producers_even_for_a_failed_call_reporting_a_hit():
     from dataclasses import replace
 
+    from demo.mirrored import plausible_evaluation
     from diagnosis.services.rows import session_rows_from_payload
-    from selfeval_site.demo.mirrored import plausible_evaluation
 
     failed = next(d for d in build(FULL_CYCLE) if d.scenario == "all_calls_failed")
     payload = copy.deepcopy(failed.payload)
@@ -341,7 +341,7 @@ def test_the_pipeline_gives_each_scenario_its_verdicts_for_every_topic_and_langu
 def test_large_raw_seed_rebuilds_the_indexes_it_deferred(monkeypatch):
     from django.db import connection
 
-    from selfeval_site.demo import seeding
+    from demo import seeding
 
     monkeypatch.setattr(seeding, "DEFER_INDEXES_FROM", 10)
     call_command("seed_demo", sessions=FULL_CYCLE, seed=8, bulk_only=True)

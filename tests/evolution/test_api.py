@@ -6,10 +6,10 @@ import pytest
 from django.contrib.auth.models import Permission
 from rest_framework.test import APIClient
 
+from core.api.throttling import ClientScopedRateThrottle
 from evolution.models import ThresholdChange, VerificationLog, VerificationThresholds
 from evolution.selectors import thresholds_get
 from evolution.services.types import Thresholds
-from selfeval_site.api.throttling import ClientScopedRateThrottle
 from tests.evolution.samples import NEW_STUDY_ANSWER, OLD_STUDY_ANSWER, ONE_LINE_ANSWER, STUDY_QUERY
 from tests.factories import UserFactory
 

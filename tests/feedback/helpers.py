@@ -3,8 +3,8 @@
 import json
 from typing import Any
 
+from core.tenancy.models import Project
 from diagnosis.models import DiagnosisSession
-from selfeval_site.tenancy.models import Project
 from tests.factories import chat_payload, session_ingest
 
 

@@ -6,9 +6,9 @@ from django.utils.crypto import get_random_string
 from rest_framework.test import APIClient
 
 from cases.models import BadCase, Case
+from core.api.throttling import ClientScopedRateThrottle
 from diagnosis.models import DiagnosisSession
 from feedback.models import FeedbackEvent
-from selfeval_site.api.throttling import ClientScopedRateThrottle
 from tests.factories import UserFactory, chat_payload
 from tests.feedback.helpers import make_session, post_json
 

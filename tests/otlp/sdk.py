@@ -22,7 +22,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import NonRecordingSpan, Status, StatusCode, Tracer, set_span_in_context
 
-from selfeval_site.otlp import codec
+from otlp import codec
 
 QUERY = "订单服务 5xx 突增，原因是什么？"
 ANSWER = "order-service 的数据库连接池耗尽，导致 5xx 突增。"

@@ -6,9 +6,9 @@ import pytest
 from django.contrib.auth.models import Group
 from django.utils import timezone
 
-from selfeval_site.otlp.config import ReceiverConfig
-from selfeval_site.otlp.models import BufferedTrace, TraceState
-from selfeval_site.otlp.services.sweep import otlp_sweep
+from otlp.config import ReceiverConfig
+from otlp.models import BufferedTrace, TraceState
+from otlp.services.sweep import otlp_sweep
 from tests.admin.conftest import logged_in
 from tests.factories import UserFactory
 from tests.otlp.conftest import export

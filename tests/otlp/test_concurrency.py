@@ -9,7 +9,7 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from diagnosis.models import DiagnosisSession
-from selfeval_site.otlp.models import BufferedSpan, BufferedTrace, TraceState
+from otlp.models import BufferedSpan, BufferedTrace, TraceState
 from tests.otlp.conftest import answer, export
 from tests.otlp.sdk import Recorder, protobuf_body
 

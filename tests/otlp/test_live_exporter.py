@@ -9,7 +9,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExportResult
 
 from diagnosis.models import DiagnosisSession
-from selfeval_site.otlp.models import BufferedTrace, TraceState
+from otlp.models import BufferedTrace, TraceState
 from tests.otlp.sdk import (
     QUERY,
     RUNBOOK_ID,

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from selfeval_site.otlp.services.mapping import MatchThresholds, session_payload_from_spans
-from selfeval_site.otlp.spans import IncomingSpan, SpanRefused, spans_from_request
+from otlp.services.mapping import MatchThresholds, session_payload_from_spans
+from otlp.spans import IncomingSpan, SpanRefused, spans_from_request
 from tests.otlp.sdk import (
     ANSWER,
     EXECUTOR_OUTPUT,

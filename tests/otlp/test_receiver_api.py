@@ -14,9 +14,9 @@ from django.test import override_settings
 from google.rpc import code_pb2
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
+from core.api.throttling import ClientScopedRateThrottle
 from diagnosis.models import DiagnosisSession, EvidenceRef
-from selfeval_site.api.throttling import ClientScopedRateThrottle
-from selfeval_site.otlp.models import BufferedSpan, BufferedTrace, TraceState
+from otlp.models import BufferedSpan, BufferedTrace, TraceState
 from tests.otlp.conftest import JSON, PROTOBUF, URL, answer, export, rpc_status
 from tests.otlp.sdk import (
     EXECUTOR_OUTPUT,
@@ -302,7 +302,7 @@ def test_database_unavailable_is_503_with_retry_after(api, recorder, monkeypatch
     def unavailable(**kwargs):
         raise OperationalError("connection refused")
 
-    monkeypatch.setattr("selfeval_site.otlp.api.otlp_spans_receive", unavailable)
+    monkeypatch.setattr("otlp.api.otlp_spans_receive", unavailable)
     genai_agent(recorder.tracer)
 
     response = export(api, protobuf_body(recorder.take()))

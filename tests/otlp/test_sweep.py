@@ -10,9 +10,9 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from diagnosis.models import DiagnosisSession
-from selfeval_site.otlp.config import ReceiverConfig
-from selfeval_site.otlp.models import BufferedSpan, BufferedTrace, TraceState
-from selfeval_site.otlp.services.sweep import SweepResult, otlp_sweep
+from otlp.config import ReceiverConfig
+from otlp.models import BufferedSpan, BufferedTrace, TraceState
+from otlp.services.sweep import SweepResult, otlp_sweep
 from tests.otlp.conftest import answer, export
 from tests.otlp.sdk import QUERY, late_span, openinference_agent, protobuf_body
 

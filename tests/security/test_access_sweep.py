@@ -12,8 +12,8 @@ from django.contrib import admin
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
+from core.api.authentication import API_KEY_KEYWORD
 from feedback.tokens import feedback_token_issue
-from selfeval_site.api.authentication import API_KEY_KEYWORD
 from tests.admin.conftest import logged_in
 from tests.factories import evaluated_session
 

@@ -5,9 +5,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from cases.models import BadCase, Case
+from core.tenancy.access import Access
 from diagnosis.models import ClaimCheck, DiagnosisSession, SessionReview
 from feedback.models import FeedbackEvent
-from selfeval_site.tenancy.access import Access
 from tests.factories import UserFactory, case_of, evaluated_session, review_of
 
 pytestmark = pytest.mark.django_db

@@ -8,10 +8,10 @@ from django.urls import reverse
 from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.test import APIRequestFactory
 
-from selfeval_site.api.authentication import ProjectAPIKeyAuthentication
-from selfeval_site.tenancy import services
-from selfeval_site.tenancy.models import ProjectAPIKey
-from selfeval_site.tenancy.services import InvalidAPIKey, api_key_revoke, api_key_verify
+from core.api.authentication import ProjectAPIKeyAuthentication
+from core.tenancy import services
+from core.tenancy.models import ProjectAPIKey
+from core.tenancy.services import InvalidAPIKey, api_key_revoke, api_key_verify
 from tests import clock
 from tests.admin.conftest import logged_in
 from tests.factories import make_api_key

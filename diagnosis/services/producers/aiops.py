@@ -19,11 +19,11 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from core.text import compact
 from diagnosis.constants import AiOpsCheckSeverity, AiOpsVerdict
 from diagnosis.evaluation_layers import AiOpsCheckEntry, AiOpsRuleEvaluation
 from diagnosis.messages import Message, message
 
-from .text import compact
 from .types import SessionData
 
 ToolCategories = Mapping[str, tuple[str, ...]]  # category -> lowercased tool names

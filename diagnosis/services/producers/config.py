@@ -1,7 +1,7 @@
 """The evaluation settings as the producers receive them: frozen, typed, already validated.
 
 Built once per process from Django's settings by `diagnosis.services.evaluation_config` (the only
-place that reads them; their defaults are in `selfeval_site/settings/base.py`) and passed to the
+place that reads them; their defaults are in `config/settings/base.py`) and passed to the
 pipeline as an argument: no producer reads settings.
 """
 

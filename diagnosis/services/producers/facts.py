@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from .text import (
+from core.text import (
     STOPWORDS,
     compact,
     content_tokens,

@@ -20,12 +20,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from core.text import normalise, sentence_context
 from diagnosis.constants import NO_EVIDENCE_REF
 from diagnosis.evaluation_layers import GatekeeperBinding, GatekeeperResult, GatekeeperSummary
 from diagnosis.messages import Message, message
 
 from .executor_output import Claim
-from .text import normalise, sentence_context
 from .types import InvocationData
 
 VERIFIED = "VERIFIED"

@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from core.text import compact
 from diagnosis.constants import VerifierVerdict
 from diagnosis.messages import Message, message
 
@@ -34,7 +35,6 @@ from .facts import evidence_text, extract_facts, fact_check
 from .gatekeeper import NO_EVIDENCE as GATE_NO_EVIDENCE
 from .gatekeeper import VERIFIED, CheckedBinding
 from .judges import CONTRADICTED, NO_EVIDENCE, SUPPORTED, UNSUPPORTED, Judge, JudgeInput
-from .text import compact
 
 _ABSENCE = re.compile(
     r"ruled out|rules? out|excluded|eliminated|confirmed (?:that )?(?:there (?:is|are|was|were) )?(?:no|none)\b"

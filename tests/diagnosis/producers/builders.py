@@ -3,11 +3,11 @@
 import hashlib
 from typing import Any
 
+from core.text import detect_language
 from diagnosis.evaluation_layers import layer_json
 from diagnosis.services.evaluation_config import evaluation_config, evaluation_judge
 from diagnosis.services.producers import pipeline
 from diagnosis.services.producers.judges import Judge
-from diagnosis.services.producers.text import detect_language
 from diagnosis.services.producers.types import InvocationData, PipelineResult, RefData, SessionData
 
 

@@ -2,8 +2,8 @@
 
 import pytest
 
+from core.text import negated_terms, tokens
 from diagnosis.services.producers.facts import evidence_text, extract_facts, fact_check
-from diagnosis.services.producers.text import negated_terms, tokens
 
 
 def facts_of(text: str) -> set[tuple[str, object]]:

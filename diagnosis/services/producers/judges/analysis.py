@@ -22,8 +22,9 @@ from functools import lru_cache
 import cn2an
 import simplemma
 
+from core.text import _segmenter, normalise
+
 from ..facts import Fact, fact_spans
-from ..text import _segmenter, normalise
 from . import cues
 from . import glossary as g
 from .context import moods, period

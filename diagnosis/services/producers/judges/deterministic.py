@@ -16,9 +16,9 @@ No threshold: one unaligned unit is enough. The rationale lists every unit and w
 
 from dataclasses import dataclass
 
+from core.text import compact, is_causal, states_causal_link
 from diagnosis.messages import message
 
-from ..text import compact, is_causal, states_causal_link
 from .alignment import APPROX_TOLERANCE, Hit, qualifier_words, qualifiers, value_hits, word_hits
 from .analysis import Clause, Token, analyse
 from .base import ALIGNED, CONFLICT, CONTRADICTED, STRUCTURE, SUPPORTED, UNALIGNED, UNSUPPORTED, JudgeInput, Judgement

@@ -1,0 +1,107 @@
+"""Sharing the triage work: reviewers take sessions (assignments) and see who has one open (locks).
+
+Taking and releasing need `diagnosis.review_session`; taking or releasing another reviewer's
+session needs `backoffice.reassign_triageassignment` too. A lock is soft: it is shown to the
+others ("Alice is reviewing this"), never enforced, and expires `REVIEW_LOCK_SECONDS` after the
+holder's page last refreshed it (`HEARTBEAT_SECONDS`).
+"""
+
+import datetime as dt
+from dataclasses import dataclass
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.utils import timezone
+
+from backoffice.models import ReviewLock, TriageAssignment
+from diagnosis.models import DiagnosisSession
+
+REVIEW_PERMISSION = "diagnosis.review_session"
+REASSIGN_PERMISSION = "backoffice.reassign_triageassignment"
+REVIEW_LOCK_SECONDS = 120
+HEARTBEAT_SECONDS = 30
+
+
+@dataclass(frozen=True)
+class TakeResult:
+    taken: int  # now assigned to the user (including those they had already)
+    held_by_others: int  # left to their assignees
+
+
+def _require_review(user: AbstractBaseUser) -> None:
+    if not user.has_perm(REVIEW_PERMISSION):
+        raise PermissionDenied("You may not take sessions for review.")
+
+
+def triage_assignments_take(*, session_pks: list[int], user: AbstractBaseUser) -> TakeResult:
+    """Assign the sessions to `user`; a session another reviewer took stays theirs unless `user`
+    may reassign. Concurrent takes of one session: the first one wins."""
+    _require_review(user)
+    pks = sorted(set(session_pks))
+    now = timezone.now()
+    may_reassign = user.has_perm(REASSIGN_PERMISSION)
+    with transaction.atomic():
+        current = dict(
+            TriageAssignment.objects.select_for_update()
+            .filter(session_id__in=pks)
+            .values_list("session_id", "assignee_id")
+        )
+        others = [pk for pk, assignee in current.items() if assignee != user.pk]
+        if may_reassign and others:
+            TriageAssignment.objects.filter(session_id__in=others).update(assignee=user, assigned_at=now)
+        TriageAssignment.objects.bulk_create(
+            [TriageAssignment(session_id=pk, assignee=user, assigned_at=now) for pk in pks if pk not in current],
+            ignore_conflicts=True,
+        )
+        taken = TriageAssignment.objects.filter(session_id__in=pks, assignee=user).count()
+    return TakeResult(taken=taken, held_by_others=len(pks) - taken)
+
+
+def triage_assignments_release(*, session_pks: list[int], user: AbstractBaseUser) -> int:
+    """Release the user's own assignments among the sessions (anyone's with the reassign
+    permission); returns how many were released."""
+    _require_review(user)
+    assignments = TriageAssignment.objects.filter(session_id__in=set(session_pks))
+    if not user.has_perm(REASSIGN_PERMISSION):
+        assignments = assignments.filter(assignee=user)
+    deleted, _ = assignments.delete()
+    return deleted
+
+
+def lock_is_live(lock: ReviewLock | None, *, now: dt.datetime | None = None) -> bool:
+    if lock is None:
+        return False
+    return lock.seen_at >= (now or timezone.now()) - dt.timedelta(seconds=REVIEW_LOCK_SECONDS)
+
+
+def review_lock_refresh(*, session: DiagnosisSession, user: AbstractBaseUser) -> ReviewLock:
+    """The inspector's heartbeat: `user` has `session` open. Returns the session's live lock: the
+    user's own (taken or refreshed), or another reviewer's, which it leaves alone.
+
+    Only reviewers hold locks; for anyone else the current lock is returned untouched (it may be
+    None, or expired).
+    """
+    now = timezone.now()
+    if not user.has_perm(REVIEW_PERMISSION):
+        return ReviewLock.objects.filter(session=session).select_related("holder").first()
+    with transaction.atomic():
+        lock, created = (
+            ReviewLock.objects.select_for_update(of=("self",))
+            .select_related("holder")
+            .get_or_create(session=session, defaults={"holder": user, "opened_at": now, "seen_at": now})
+        )
+        if created:
+            return lock
+        if lock.holder_id == user.pk:
+            lock.seen_at = now
+            lock.save(update_fields=["seen_at"])
+        elif not lock_is_live(lock, now=now):
+            lock.holder, lock.opened_at, lock.seen_at = user, now, now
+            lock.save(update_fields=["holder", "opened_at", "seen_at"])
+    return lock
+
+
+def review_lock_release(*, session: DiagnosisSession, user: AbstractBaseUser) -> None:
+    """The user left the session (saved a review, closed the page): their lock goes."""
+    ReviewLock.objects.filter(session=session, holder=user).delete()

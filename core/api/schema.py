@@ -1,0 +1,69 @@
+"""Shared OpenAPI pieces: the error envelope, the error statuses each kind of operation really
+answers, and the `Content-Encoding` every write endpoint accepts."""
+
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, inline_serializer
+from rest_framework import serializers
+
+ERROR_ENVELOPE = inline_serializer(
+    name="ErrorEnvelope",
+    fields={
+        "error": inline_serializer(
+            name="Error",
+            fields={
+                "code": serializers.CharField(),
+                "message": serializers.CharField(),
+                "fields": serializers.DictField(
+                    child=serializers.ListField(child=serializers.CharField()), required=False
+                ),
+            },
+        )
+    },
+)
+
+ERROR_DESCRIPTIONS = {
+    400: "Invalid input; `fields` names each invalid field (also a NUL in the URL, a body that does not inflate)",
+    401: "Missing, invalid, expired or revoked credentials",
+    403: "Authenticated but not allowed (not staff, or a project key where a staff user is needed)",
+    404: "Unknown, or not in the caller's project (also an invalid pagination cursor)",
+    406: "An Accept header that admits no JSON",
+    413: "Body over SELFEVAL_MAX_BODY_BYTES, declared or once inflated",
+    415: "Content-Type other than the ones documented, or a Content-Encoding other than gzip or deflate",
+    422: "This Idempotency-Key was already used with another request body",
+    429: "Rate limit of this client exceeded; retry after Retry-After seconds",
+    500: "Unexpected server error (a bug, logged)",
+    503: "Database unavailable; retry after Retry-After seconds",
+}
+# Every operation may answer these: a NUL in the URL, credentials, an Accept without JSON, rate
+# limits, a bug, the database.
+ALWAYS_ERRORS = (400, 401, 403, 406, 429, 500, 503)
+READ_ERRORS = (*ALWAYS_ERRORS, 404)
+WRITE_ERRORS = (*ALWAYS_ERRORS, 413, 415)
+
+
+def error_responses(*statuses: int, envelope=ERROR_ENVELOPE) -> dict[int, OpenApiResponse]:
+    """The documented error answers of an operation, each with the envelope as its body."""
+    return {code: OpenApiResponse(envelope, description=ERROR_DESCRIPTIONS[code]) for code in sorted(set(statuses))}
+
+
+CONTENT_ENCODING_PARAMETER = OpenApiParameter(
+    "Content-Encoding",
+    OpenApiTypes.STR,
+    location=OpenApiParameter.HEADER,
+    enum=["gzip", "deflate", "identity"],
+    description="A compressed body; SELFEVAL_MAX_BODY_BYTES applies to it once inflated.",
+)
+
+
+class ProjectAPIKeyScheme(OpenApiAuthenticationExtension):
+    target_class = "core.api.authentication.ProjectAPIKeyAuthentication"
+    name = "ProjectApiKey"
+
+    def get_security_definition(self, auto_schema):
+        return {
+            "type": "apiKey",
+            "in": "header",
+            "name": "Authorization",
+            "description": "`Api-Key <key>`: a per-project key created with `manage.py create_api_key`.",
+        }

@@ -1,0 +1,83 @@
+from collections.abc import Callable
+from typing import TypeVar
+
+from django.http import HttpRequest
+from rest_framework import exceptions
+from rest_framework.request import Request
+from rest_framework.throttling import BaseThrottle, ScopedRateThrottle
+
+from core.tenancy.models import ProjectAPIKey
+
+T = TypeVar("T")
+
+
+def client_address(request: HttpRequest | Request) -> str:
+    """The client's address: REMOTE_ADDR, or with SELFEVAL_TRUSTED_PROXIES (DRF's NUM_PROXIES) = N
+    the address N entries from the end of X-Forwarded-For. One rule for rate limits and logins."""
+    return BaseThrottle().get_ident(request)
+
+
+class ClientScopedRateThrottle(ScopedRateThrottle):
+    """Scoped rates counted per client: per API key (by its public prefix), per staff user, per
+    end user of a feedback token, and per address for anything else.
+
+    Counted in fixed windows (a minute for "N/min") with the cache's atomic `incr`, instead of
+    DRF's per-request timestamp log: one cache operation per request whatever the rate, and no
+    read-modify-write race between workers sharing a Redis cache (the log loses concurrent
+    requests). A client may spend its quota at the end of one window and again at the start of
+    the next.
+    """
+
+    def get_cache_key(self, request: Request, view: object) -> str:
+        if isinstance(request.auth, ProjectAPIKey):
+            # The prefix names the key; its primary key is "prefix.hash" and must not reach the cache.
+            ident = f"key:{request.auth.prefix}"
+        elif request.user and request.user.is_authenticated:
+            ident = f"user:{request.user.pk}"
+        else:
+            end_user = getattr(request, "feedback_end_user", None)
+            ident = f"enduser:{end_user}" if end_user else f"ip:{self.get_ident(request)}"
+        return self.cache_format % {"scope": self.scope, "ident": ident}
+
+    def allow_request(self, request: Request, view: object) -> bool:
+        self.scope = getattr(view, self.scope_attr, None)
+        if not self.scope:
+            return True
+        self._start_window()
+        return self._hit(f"{self.get_cache_key(request, view)}:{self.window}") <= self.num_requests
+
+    def _start_window(self) -> None:
+        self.rate = self.get_rate()
+        self.num_requests, self.duration = self.parse_rate(self.rate)
+        self.now = self.timer()
+        self.window = int(self.now // self.duration)
+        self.window_end = (self.window + 1) * self.duration
+
+    def _hit(self, key: str) -> int:
+        try:
+            return self.cache.incr(key)
+        except ValueError:  # first request of the window (or the counter just expired)
+            return 1 if self.cache.add(key, 1, self.duration + 1) else self.cache.incr(key)
+
+    def wait(self) -> float:
+        return max(0.0, self.window_end - self.now)
+
+
+class AuthenticationFailureThrottle(ClientScopedRateThrottle):
+    """Failed authentications per client address (scope `auth_failure`). Past the rate an address
+    is refused (429) before its credentials are even checked, until the window ends: so a wrong
+    key cannot be told from a right one by a client guessing them."""
+
+    scope = "auth_failure"
+
+    def guard(self, request: HttpRequest | Request, authenticate: Callable[[], T]) -> T:
+        """Run `authenticate`, counting its AuthenticationFailed against the client's address."""
+        self._start_window()
+        key = f"throttle_{self.scope}_ip:{client_address(request)}:{self.window}"
+        if (self.cache.get(key) or 0) >= self.num_requests:
+            raise exceptions.Throttled(wait=self.wait())
+        try:
+            return authenticate()
+        except exceptions.AuthenticationFailed:
+            self._hit(key)
+            raise
