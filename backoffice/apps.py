@@ -5,7 +5,7 @@ from django.utils.translation import gettext_lazy as _
 
 class BackOfficeConfig(AppConfig):
     """What reads across the apps: the admin site and dashboard, the session inspector, the triage
-    queue, the calibration panel and the trace API. It imports the apps; no app imports it."""
+    queue and the calibration panel. It imports the apps; no app imports it."""
 
     name = "backoffice"
     label = "backoffice"

@@ -165,7 +165,7 @@ def test_each_endpoint_spends_its_own_scopes_budget_only(api, project, clock, mo
 
 def test_every_scope_has_a_documented_budget(settings):
     rates = settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]
-    readme = (Path(settings.BASE_DIR) / "README.md").read_text(encoding="utf-8")
+    readme = (Path(settings.BASE_DIR) / "docs" / "operations.md").read_text(encoding="utf-8")
 
     assert set(SCOPES) | {"auth_failure"} == set(rates)
     for scope in rates:

@@ -222,7 +222,7 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "core.api.errors.api_exception_handler",
     "DEFAULT_THROTTLE_CLASSES": ["core.api.throttling.ClientScopedRateThrottle"],
-    # One scope per kind of work, each with its own budget per client (README, Configuration).
+    # One scope per kind of work, each with its own budget per client (docs/operations.md, Configuration).
     "DEFAULT_THROTTLE_RATES": {
         "ingestion": env_str("THROTTLE_INGESTION", "6000/min"),
         "sessions": env_str("THROTTLE_SESSIONS", "3000/min"),

@@ -2,7 +2,7 @@
 conventions and OpenInference alike. Pure: plain records in, a plain payload out; the session
 API's serializer then judges the payload exactly as it judges one posted by an agent.
 
-The mapping (README, "OpenTelemetry ingestion", documents it for users):
+The mapping (docs/otlp.md documents it for users):
 - the trace is the session: `sessionId` is the root span's `session.id` (OpenInference), else the
   trace id in hex. The root is the span without a parent (else the earliest span whose parent is
   in another process and was not received). Without a root (the sweep ingesting a trace whose root
