@@ -52,7 +52,7 @@ class OtlpTracesView(APIView):
         description=(
             "An OTLP `ExportTraceServiceRequest`, protobuf or OTLP/JSON, optionally gzip- or deflate-compressed. "
             "Spans wait until their trace's root span arrives, then the trace is ingested as a session exactly "
-            'like `POST /api/sessions` (docs/otlp.md gives the mapping). Point an '
+            "like `POST /api/sessions` (docs/otlp.md gives the mapping). Point an "
             "exporter at it with `OTEL_EXPORTER_OTLP_ENDPOINT=<server>` and "
             "`OTEL_EXPORTER_OTLP_HEADERS=Authorization=Api-Key <key>`."
         ),
