@@ -103,6 +103,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "core.api.middleware.DatabaseUnavailableMiddleware",
     # Last, as django-axes asks: it turns a locked-out login into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -140,17 +141,24 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "timeout": 20,
     }
     DATABASES["default"]["CONN_MAX_AGE"] = 0
-elif env_bool("DATABASE_POOL", True):
-    # psycopg's connection pool, one per process: a request borrows an open connection instead of
-    # checking a persistent one with a round trip (CONN_HEALTH_CHECKS). A connection the server
-    # dropped fails the one request that uses it and leaves the pool.
-    DATABASES["default"]["CONN_MAX_AGE"] = 0
-    DATABASES["default"]["CONN_HEALTH_CHECKS"] = False
-    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
-        "min_size": env_int("DATABASE_POOL_MIN_SIZE", 2),
-        "max_size": env_int("DATABASE_POOL_MAX_SIZE", 8),
-        "timeout": env_float("DATABASE_POOL_TIMEOUT", 10.0),
-    }
+else:
+    # An unreachable server is answered 503 at once, not after the operating system's TCP timeout:
+    # psycopg gives up connecting after this many seconds (2 at least, as libpq).
+    DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = env_int("DATABASE_CONNECT_TIMEOUT", 2)
+    if env_bool("DATABASE_POOL", True):
+        # psycopg's connection pool, one per process: a request borrows an open connection instead
+        # of checking a persistent one with a round trip (CONN_HEALTH_CHECKS). A connection the
+        # server dropped fails the one request that uses it and leaves the pool. A request waits at
+        # most DATABASE_POOL_TIMEOUT for a connection: with max_size at least the threads of a
+        # worker that is only ever the time to open one, so during an outage it is the time to say
+        # 503 (the pool keeps reconnecting in the background).
+        DATABASES["default"]["CONN_MAX_AGE"] = 0
+        DATABASES["default"]["CONN_HEALTH_CHECKS"] = False
+        DATABASES["default"]["OPTIONS"]["pool"] = {
+            "min_size": env_int("DATABASE_POOL_MIN_SIZE", 2),
+            "max_size": env_int("DATABASE_POOL_MAX_SIZE", 8),
+            "timeout": env_float("DATABASE_POOL_TIMEOUT", 0.5),
+        }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Covering indexes (Index(include=...)) speed PostgreSQL up; SQLite builds them as plain indexes.
 SILENCED_SYSTEM_CHECKS = ["models.W040"]
