@@ -53,7 +53,9 @@ class CaseViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         access = access_from_request(self.request, staff_permission="cases.view_case")
         if self.action != "list":
             return selectors.case_list(access=access)
-        criteria = CaseSearchSerializer(data=self.request.query_params)
+        # A plain dict, not the QueryDict: DRF reads an empty field of an HTML form as left out, and
+        # `?status=` is no status the schema allows (a 400), while `?q=` is an empty search.
+        criteria = CaseSearchSerializer(data=self.request.query_params.dict())
         criteria.is_valid(raise_exception=True)
         data = criteria.validated_data
         return selectors.case_search(

@@ -13,7 +13,7 @@ from core.api.errors import error_body, flatten_field_errors
 from core.api.pagination import CheckedCursorPagination
 from core.api.parsers import CheckedJSONParser, NDJSONParser, UnreadableLine
 from core.api.permissions import IsProjectClient, IsProjectClientOrStaff
-from core.api.schema import CONTENT_ENCODING_PARAMETER, READ_ERRORS, WRITE_ERRORS, error_responses
+from core.api.schema import READ_ERRORS, WRITE_ERRORS, error_responses
 from diagnosis import selectors
 from diagnosis.filters import SessionFilter
 from diagnosis.serializers import (
@@ -75,7 +75,6 @@ class SessionViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     @extend_schema(
         summary="Create or replace a session (idempotent upsert on sessionId)",
         request=SessionIngestSerializer,
-        parameters=[CONTENT_ENCODING_PARAMETER],
         responses={
             201: OpenApiResponse(SessionSummarySerializer, description="Created"),
             200: OpenApiResponse(SessionSummarySerializer, description="Replaced"),
@@ -96,21 +95,23 @@ class SessionViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
         description=(
             "The body is a JSON array of session payloads (`application/json`) or one payload per line "
             "(`application/x-ndjson`), at most SELFEVAL_BATCH_MAX_ITEMS (`maxItems`) of them (more is a 400 before "
-            "any item is read). Each item is validated and stored exactly as `POST /api/sessions` stores one, "
+            "any item is read), each a JSON object (anything else is a 400 for the whole batch). Each item is "
+            "validated and stored exactly as `POST /api/sessions` stores one (`SessionIngestRequest`), "
             "in its own transaction: an invalid item is refused alone, with its fields, and never leaves part of "
             "itself behind; the others are stored. `results[i]` answers item i: `created`, `replaced` or "
             "`error`. Send `Content-Encoding: gzip` to compress the body (the size limit applies inflated)."
         ),
         request={
-            # An array of the component the NDJSON lines are (registered by that media type).
+            # An array of objects: each is validated on its own and answered in its result, so an item
+            # that is not a valid SessionIngestRequest (the component the NDJSON lines are) is no
+            # refusal of the request.
             "application/json": {
                 "type": "array",
-                "items": {"$ref": "#/components/schemas/SessionIngestRequest"},
+                "items": {"type": "object", "description": "A session payload (`SessionIngestRequest`)."},
                 "maxItems": settings.SELFEVAL_BATCH_MAX_ITEMS,
             },
             "application/x-ndjson": SessionIngestSerializer,
         },
-        parameters=[CONTENT_ENCODING_PARAMETER],
         responses={200: BatchResultSerializer, **error_responses(*WRITE_ERRORS)},
     )
     @action(detail=False, methods=["post"], url_path="batch", parser_classes=[CheckedJSONParser, NDJSONParser])
@@ -123,6 +124,13 @@ class SessionViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
             raise serializers.ValidationError(
                 {"non_field_errors": [f"A batch holds at most {limit} sessions (SELFEVAL_BATCH_MAX_ITEMS)."]}
             )
+        not_objects = {
+            str(index): ["Expected a session object."]
+            for index, item in enumerate(items)
+            if not isinstance(item, (dict, UnreadableLine))
+        }
+        if not_objects:
+            raise serializers.ValidationError(not_objects)
         project = request.auth.project
         return Response({"results": [_batch_item(project, index, item) for index, item in enumerate(items)]})
 

@@ -1,6 +1,6 @@
 import django_filters
 
-from core.api.filters import BlankAsNullChoiceFilter, UTCIsoDateTimeFilter
+from core.api.filters import APIFilterSet, BlankAsNullChoiceFilter, BoundedIntegerFilter, UTCIsoDateTimeFilter
 from diagnosis.models import (
     AiOpsVerdict,
     DiagnosisSession,
@@ -13,7 +13,7 @@ from diagnosis.models import (
 )
 
 
-class SessionFilter(django_filters.FilterSet):
+class SessionFilter(APIFilterSet):
     """Filters of `GET /api/sessions`; each one is backed by an index ending in created_at."""
 
     mode = django_filters.ChoiceFilter(choices=SessionMode.choices)
@@ -24,12 +24,8 @@ class SessionFilter(django_filters.FilterSet):
     aiopsVerdict = BlankAsNullChoiceFilter(field_name="aiops_verdict", choices=AiOpsVerdict.choices)
     evaluationState = django_filters.ChoiceFilter(field_name="evaluation_state", choices=EvaluationState.choices)
     failureAttribution = BlankAsNullChoiceFilter(field_name="failure_attribution", choices=FailureAttribution.choices)
-    evidenceScoreMin = django_filters.NumberFilter(
-        field_name="evidence_score", lookup_expr="gte", min_value=0, max_value=100
-    )
-    evidenceScoreMax = django_filters.NumberFilter(
-        field_name="evidence_score", lookup_expr="lte", min_value=0, max_value=100
-    )
+    evidenceScoreMin = BoundedIntegerFilter(field_name="evidence_score", lookup_expr="gte", min_value=0, max_value=100)
+    evidenceScoreMax = BoundedIntegerFilter(field_name="evidence_score", lookup_expr="lte", min_value=0, max_value=100)
     createdAfter = UTCIsoDateTimeFilter(field_name="created_at", lookup_expr="gte")
     createdBefore = UTCIsoDateTimeFilter(field_name="created_at", lookup_expr="lt")
     project = django_filters.CharFilter(field_name="project__slug")

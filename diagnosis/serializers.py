@@ -127,11 +127,17 @@ def executor_output_schema(auto_schema) -> dict[str, Any]:
     return root
 
 
+def executor_output_or_any_schema(auto_schema) -> dict[str, Any]:
+    """An output the API takes and answers: executor_evidence_v2, or any other object, kept as sent
+    and evaluated INVALID (the seed's fallback), so no schema-valid output of another shape is refused."""
+    return {"anyOf": [executor_output_schema(auto_schema), {"type": "object", "additionalProperties": {}}]}
+
+
 class ExecutorOutputFieldSchema(OpenApiSerializerFieldExtension):
     target_class = ExecutorOutputField
 
     def map_serializer_field(self, auto_schema, direction):
-        return executor_output_schema(auto_schema)
+        return executor_output_or_any_schema(auto_schema)
 
 
 class StoredExecutorOutputFieldSchema(OpenApiSerializerFieldExtension):
@@ -139,7 +145,7 @@ class StoredExecutorOutputFieldSchema(OpenApiSerializerFieldExtension):
 
     def map_serializer_field(self, auto_schema, direction):
         return {
-            "anyOf": [executor_output_schema(auto_schema), {"type": "object", "additionalProperties": {}}],
+            **executor_output_or_any_schema(auto_schema),
             "nullable": True,
             "description": "executor_evidence_v2 as sent; an output of another shape is kept as sent (INVALID).",
         }

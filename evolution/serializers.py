@@ -51,11 +51,6 @@ class VerifyRequestSerializer(serializers.Serializer):
     )
     compareCompetitors = StrictBooleanField(required=False, default=True)
 
-    def validate_newResponse(self, value: str) -> str:
-        if not value.strip():
-            raise serializers.ValidationError("This field may not be blank.")
-        return value
-
 
 class VerificationResultSerializer(serializers.Serializer):
     """The guide's `VerificationResult.to_dict()`; `metrics` has one object per dimension."""

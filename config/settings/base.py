@@ -274,12 +274,18 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "SelfEval API",
     "DESCRIPTION": (
         "Ingestion, feedback, trace and evolution-verification API of SelfEval. "
-        "Machine clients send `Authorization: Api-Key <key>`; admin users use their session."
+        "Machine clients send `Authorization: Api-Key <key>`; admin users use their session. "
+        "Every write endpoint also takes a compressed body (`Content-Encoding: gzip` or `deflate`); "
+        "its size limit applies once inflated."
     ),
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "core.api.schema.write_bodies_required",
+    ],
     # Swagger UI is served from the sidecar package's static files, never from a CDN.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

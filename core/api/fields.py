@@ -6,9 +6,16 @@ from rest_framework import serializers
 
 
 class StrictCharField(serializers.CharField):
-    """A CharField that refuses numbers and booleans instead of silently turning them into text."""
+    """A CharField that refuses numbers and booleans instead of silently turning them into text, and,
+    unless `allow_blank`, text of whitespace only, whether or not it trims it (the schema says so:
+    `pattern: \\S`, core/api/schema.py)."""
 
     default_error_messages = {"invalid": "Must be a string."}
+
+    def run_validation(self, data: Any = serializers.empty) -> Any:
+        if isinstance(data, str) and data and not data.strip() and not self.allow_blank:
+            self.fail("blank")
+        return super().run_validation(data)
 
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):

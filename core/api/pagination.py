@@ -1,8 +1,10 @@
-"""Cursor pagination whose cursor is checked before it reaches SQL."""
+"""Cursor pagination whose cursor is checked before it reaches SQL, and whose page size is
+refused (400) when it is not what the schema says: an integer from 1 to the maximum."""
 
 import datetime as dt
 
 from django.core.exceptions import ValidationError
+from rest_framework import serializers
 from rest_framework.exceptions import NotFound
 from rest_framework.pagination import Cursor, CursorPagination
 
@@ -16,6 +18,25 @@ class CheckedCursorPagination(CursorPagination):
     page_size = 50
     page_size_query_param = "pageSize"
     max_page_size = 200
+
+    def get_page_size(self, request) -> int:
+        """`pageSize`, else the default; `pageSize=null` or 500 is a 400, not the default (or the
+        maximum) silently, as DRF answers."""
+        raw = request.query_params.get(self.page_size_query_param)
+        if raw is None:
+            return self.page_size
+        field = serializers.IntegerField(min_value=1, max_value=self.max_page_size)
+        try:
+            return field.run_validation(raw)
+        except serializers.ValidationError as error:
+            raise serializers.ValidationError({self.page_size_query_param: error.detail}) from None
+
+    def get_schema_operation_parameters(self, view) -> list[dict]:
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            if parameter["name"] == self.page_size_query_param:
+                parameter["schema"] = {"type": "integer", "minimum": 1, "maximum": self.max_page_size}
+        return parameters
 
     def paginate_queryset(self, queryset, request, view=None):
         self._position_field = queryset.model._meta.get_field(self.get_ordering(request, queryset, view)[0].lstrip("-"))

@@ -1,9 +1,12 @@
 """Shared OpenAPI pieces: the error envelope, the error statuses each kind of operation really
-answers, and the `Content-Encoding` every write endpoint accepts."""
+answers, and the schema's post-processing.
 
-from drf_spectacular.extensions import OpenApiAuthenticationExtension
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, inline_serializer
+`Content-Encoding` is not a parameter of the operations: it says how the body is transported
+(gzip or deflate, or none), not what it means, and a schema-driven client or fuzzer that picks
+`deflate` from an enum sends a body that is not deflated. The API's description says it instead."""
+
+from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSerializerFieldExtension
+from drf_spectacular.utils import OpenApiResponse, inline_serializer
 from rest_framework import serializers
 
 ERROR_ENVELOPE = inline_serializer(
@@ -47,13 +50,25 @@ def error_responses(*statuses: int, envelope=ERROR_ENVELOPE) -> dict[int, OpenAp
     return {code: OpenApiResponse(envelope, description=ERROR_DESCRIPTIONS[code]) for code in sorted(set(statuses))}
 
 
-CONTENT_ENCODING_PARAMETER = OpenApiParameter(
-    "Content-Encoding",
-    OpenApiTypes.STR,
-    location=OpenApiParameter.HEADER,
-    enum=["gzip", "deflate", "identity"],
-    description="A compressed body; SELFEVAL_MAX_BODY_BYTES applies to it once inflated.",
-)
+def write_bodies_required(result: dict, generator, request, public) -> dict:
+    """drf-spectacular post-processing hook: every write operation needs its body. It infers that
+    from a serializer's required fields; POST /v1/traces's export request (protobuf, or OTLP/JSON
+    with no required field) gives it none, and a client generated from the schema would post nothing."""
+    for operations in result.get("paths", {}).values():
+        for method, operation in operations.items():
+            if method in {"post", "put", "patch"} and "requestBody" in operation:
+                operation["requestBody"]["required"] = True
+    return result
+
+
+class StrictCharFieldSchema(OpenApiSerializerFieldExtension):
+    """A StrictCharField that is not `allow_blank` needs a character other than whitespace."""
+
+    target_class = "core.api.fields.StrictCharField"
+
+    def map_serializer_field(self, auto_schema, direction):
+        schema = auto_schema._map_serializer_field(self.target, direction, bypass_extensions=True)
+        return schema if self.target.allow_blank else {**schema, "pattern": r"\S"}
 
 
 class ProjectAPIKeyScheme(OpenApiAuthenticationExtension):
