@@ -31,12 +31,13 @@ from backoffice.models import TriageItem
 from backoffice.services.sharing import (
     HEARTBEAT_SECONDS,
     REASSIGN_PERMISSION,
+    review_lock_held_by_other,
     review_lock_refresh,
     review_lock_release,
     triage_assignments_release,
     triage_assignments_take,
 )
-from backoffice.triage import TRIAGE_CHANGELIST, presence_label
+from backoffice.triage import TRIAGE_CHANGELIST, lock_holder_name, presence_label
 from cases import services as case_services
 from cases.models import BadCase, BadCaseSource, Case
 from core.adminkit.csv_export import CSVExportMixin
@@ -381,6 +382,7 @@ class DiagnosisSessionAdmin(
             session = self.get_object(request, object_id)
             list_context = self._list_context(request, request.POST, session)
             return self._render_inspector(request, session, review_form=form, list_context=list_context, status=400)
+        held = review_lock_held_by_other(session=session, user=request.user)
         session_mark_reviewed(
             session=session,
             reviewer=request.user,
@@ -393,6 +395,16 @@ class DiagnosisSessionAdmin(
             request, session, gettext("Marked reviewed: %(judgement)s") % {"judgement": form.cleaned_data["judgement"]}
         )
         self.message_user(request, gettext("Review recorded; the session left the triage queue."), messages.SUCCESS)
+        if held is not None:  # the lock is soft: the review stands, and its author learns whose hold it crossed
+            self.message_user(
+                request,
+                gettext(
+                    "%(name)s had this session open in the inspector: your review was recorded over their hold. "
+                    "Tell them, so that the session is not reviewed twice."
+                )
+                % {"name": lock_holder_name(held)},
+                messages.WARNING,
+            )
         # Placed after the review: in the triage queue the session has just left the list.
         list_context = self._list_context(request, request.POST, session)
         if request.POST.get("next") == "next" and list_context is not None:

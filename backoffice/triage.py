@@ -46,11 +46,15 @@ REASONS = {
 }
 
 
+def lock_holder_name(lock: ReviewLock) -> str:
+    return lock.holder.get_full_name() or lock.holder.get_username()
+
+
 def presence_label(lock: ReviewLock | None, *, viewer) -> str:
     """ "Alice is reviewing this (opened 2 minutes ago)" for a live lock of someone else, else ""."""
     if not lock_is_live(lock) or lock.holder_id == viewer.pk:
         return ""
-    name = lock.holder.get_full_name() or lock.holder.get_username()
+    name = lock_holder_name(lock)
     if timezone.now() - lock.opened_at < dt.timedelta(minutes=1):
         return gettext("%(name)s is reviewing this (opened just now)") % {"name": name}
     ago = timesince(lock.opened_at, timezone.now(), depth=1)

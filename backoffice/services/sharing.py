@@ -102,6 +102,13 @@ def review_lock_refresh(*, session: DiagnosisSession, user: AbstractBaseUser) ->
     return lock
 
 
+def review_lock_held_by_other(*, session: DiagnosisSession, user: AbstractBaseUser) -> ReviewLock | None:
+    """The live lock another reviewer holds on `session`, if any. The lock stays soft: a review
+    recorded meanwhile is recorded, and the reviewer is told whose hold it went over."""
+    lock = ReviewLock.objects.filter(session=session).exclude(holder=user).select_related("holder").first()
+    return lock if lock_is_live(lock) else None
+
+
 def review_lock_release(*, session: DiagnosisSession, user: AbstractBaseUser) -> None:
     """The user left the session (saved a review, closed the page): their lock goes."""
     ReviewLock.objects.filter(session=session, holder=user).delete()

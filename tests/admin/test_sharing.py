@@ -180,3 +180,51 @@ def test_approvers_take_like_reviewers_and_superusers_reassign(approver_client, 
     page = logged_in(superuser).get(url("change", rejected[0])).content.decode()
     assert 'id="se-take"' in page and 'id="se-release"' in page  # anybody's, for a superuser
     assert 'id="se-take"' not in logged_in(alice).get(url("change", rejected[0])).content.decode()
+
+
+def _messages(response) -> list[str]:
+    return [str(message) for message in response.context["messages"]]
+
+
+def test_a_review_recorded_over_another_reviewers_hold_says_so_on_the_page(reviewer_client, alice, rejected):
+    review_lock_refresh(session=rejected[0], user=alice)  # alice has it open in the inspector
+
+    response = reviewer_client.post(
+        url("review", rejected[0]), {"judgement": "wrong", "verifier_was_right": "yes"}, follow=True
+    )
+
+    rejected[0].refresh_from_db()
+    assert rejected[0].review_judgement == "wrong"  # soft: the review is recorded all the same
+    assert (
+        "alice had this session open in the inspector: your review was recorded over their hold. "
+        "Tell them, so that the session is not reviewed twice."
+    ) in _messages(response)
+    assert ReviewLock.objects.get().holder == alice  # her hold stays: her page still has it open
+
+
+def test_the_warning_speaks_chinese(reviewer_client, alice, rejected):
+    review_lock_refresh(session=rejected[0], user=alice)
+    reviewer_client.cookies["django_language"] = "zh-hans"
+
+    response = reviewer_client.post(
+        url("review", rejected[0]), {"judgement": "wrong", "verifier_was_right": "yes"}, follow=True
+    )
+
+    assert "alice 在审查器中打开了这个会话：你的审查记录在了对方的占用之上。请告诉对方，以免重复审查。" in _messages(
+        response
+    )
+
+
+@pytest.mark.parametrize("hold", ["none", "own", "expired"])
+def test_a_review_without_another_live_hold_says_nothing_of_holds(reviewer_client, reviewer, alice, rejected, hold):
+    if hold == "own":
+        review_lock_refresh(session=rejected[0], user=reviewer)
+    if hold == "expired":
+        with time_machine.travel(clock.ago(seconds=REVIEW_LOCK_SECONDS + 60)):
+            review_lock_refresh(session=rejected[0], user=alice)
+
+    response = reviewer_client.post(
+        url("review", rejected[0]), {"judgement": "wrong", "verifier_was_right": "yes"}, follow=True
+    )
+
+    assert _messages(response) == ["Review recorded; the session left the triage queue."]
