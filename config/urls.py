@@ -3,7 +3,7 @@ from trace.api import TraceInvocationOutputView, TraceRefView, TraceView
 from django.contrib import admin
 from django.urls import include, path, re_path
 from django.views.generic import RedirectView
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import SimpleRouter
 
 from cases.api import CaseViewSet
@@ -21,7 +21,8 @@ router.register("cases", CaseViewSet, basename="case")
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    # The split view serves Swagger UI's set-up script as a file (?script): no inline script for the CSP.
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/feedback", FeedbackView.as_view(), name="feedback"),
     re_path(r"^api/sessions/(?P<session_id>[^/]+)/feedback-token$", FeedbackTokenView.as_view(), name="feedback-token"),
     re_path(r"^api/trace/(?P<session_id>[^/]+)$", TraceView.as_view(), name="trace"),

@@ -14,6 +14,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 from rest_framework import exceptions
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
@@ -45,6 +46,11 @@ class OtlpTracesView(APIView):
 
     def get_exception_handler(self):
         return otlp_exception_handler
+
+    def perform_content_negotiation(self, request: Request, force: bool = False):
+        """No 406: every answer is encoded as codec.answer_encoding says (the request's encoding,
+        else the one Accept names, else JSON), never by a DRF renderer."""
+        return (JSONRenderer(), codec.Encoding.JSON.value)
 
     @extend_schema(
         operation_id="otlp_traces_export",
@@ -114,7 +120,7 @@ class OtlpTracesView(APIView):
 def otlp_exception_handler(exc: Exception, context: dict[str, Any]) -> HttpResponse | None:
     """Every refusal as OTLP/HTTP wants it: a google.rpc.Status in the request's encoding."""
     request = context["request"]
-    encoding = codec.encoding_of(request.content_type) or codec.Encoding.PROTOBUF
+    encoding = codec.answer_encoding(request.content_type, request.headers.get("Accept", ""))
     headers: dict[str, str] = {}
     if isinstance(exc, OperationalError):  # connection lost, pool exhausted, deadlock: all transient
         status_code, message = 503, "The database is unavailable; retry later."

@@ -6,6 +6,8 @@ from pathlib import Path
 import pytest
 from django.db import DatabaseError
 
+from tests.production import production_settings
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -88,3 +90,25 @@ def test_strict_boolean_settings_reject_typos():
     result = _run_with_settings("config.settings.base", {"DEBUG": "ture"})
     assert result.returncode != 0
     assert "DEBUG must be a boolean" in result.stderr
+
+
+def test_secure_cookies_are_on_in_production_by_default():
+    assert production_settings("SESSION_COOKIE_SECURE", "CSRF_COOKIE_SECURE") == {
+        "SESSION_COOKIE_SECURE": True,
+        "CSRF_COOKIE_SECURE": True,
+    }
+
+
+def test_secure_cookies_may_be_turned_off_from_the_environment():
+    env = {"SESSION_COOKIE_SECURE": "false", "CSRF_COOKIE_SECURE": "0"}
+
+    assert production_settings("SESSION_COOKIE_SECURE", "CSRF_COOKIE_SECURE", env=env) == {
+        "SESSION_COOKIE_SECURE": False,
+        "CSRF_COOKIE_SECURE": False,
+    }
+
+
+@pytest.mark.parametrize("name", ["SESSION_COOKIE_SECURE", "CSRF_COOKIE_SECURE"])
+def test_a_secure_cookie_flag_that_is_no_boolean_refuses_to_start(name):
+    with pytest.raises(RuntimeError, match=f"{name} must be a boolean"):
+        production_settings(name, env={name: "maybe"})

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from django.utils.csp import CSP
 from django.utils.translation import gettext_lazy as _
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
@@ -95,6 +96,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "core.api.middleware.NulInURLMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -103,9 +105,27 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "core.api.middleware.DatabaseUnavailableMiddleware",
     # Last, as django-axes asks: it turns a locked-out login into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
+
+# The Content-Security-Policy of every answer (Django's CSP middleware). Scripts come from this
+# site's files only: no inline script or event handler anywhere, the admin's, the inspector's and
+# Swagger UI's included, so an injected <script> or onerror= never runs. Inline <style> elements
+# need the request's nonce (Django's admin gives its one to it); style attributes stay allowed for
+# the widths of the dashboard's and inspector's bars: they cannot run script.
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    "style-src": [CSP.SELF, CSP.NONCE],
+    "style-src-attr": [CSP.UNSAFE_INLINE],
+    "img-src": [CSP.SELF, "data:"],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.NONE],
+    "form-action": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+}
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
@@ -120,6 +140,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "django.template.context_processors.csp",
             ],
         },
     },
@@ -140,17 +161,24 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "timeout": 20,
     }
     DATABASES["default"]["CONN_MAX_AGE"] = 0
-elif env_bool("DATABASE_POOL", True):
-    # psycopg's connection pool, one per process: a request borrows an open connection instead of
-    # checking a persistent one with a round trip (CONN_HEALTH_CHECKS). A connection the server
-    # dropped fails the one request that uses it and leaves the pool.
-    DATABASES["default"]["CONN_MAX_AGE"] = 0
-    DATABASES["default"]["CONN_HEALTH_CHECKS"] = False
-    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
-        "min_size": env_int("DATABASE_POOL_MIN_SIZE", 2),
-        "max_size": env_int("DATABASE_POOL_MAX_SIZE", 8),
-        "timeout": env_float("DATABASE_POOL_TIMEOUT", 10.0),
-    }
+else:
+    # An unreachable server is answered 503 at once, not after the operating system's TCP timeout:
+    # psycopg gives up connecting after this many seconds (2 at least, as libpq).
+    DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = env_int("DATABASE_CONNECT_TIMEOUT", 2)
+    if env_bool("DATABASE_POOL", True):
+        # psycopg's connection pool, one per process: a request borrows an open connection instead
+        # of checking a persistent one with a round trip (CONN_HEALTH_CHECKS). A connection the
+        # server dropped fails the one request that uses it and leaves the pool. A request waits at
+        # most DATABASE_POOL_TIMEOUT for a connection: with max_size at least the threads of a
+        # worker that is only ever the time to open one, so during an outage it is the time to say
+        # 503 (the pool keeps reconnecting in the background).
+        DATABASES["default"]["CONN_MAX_AGE"] = 0
+        DATABASES["default"]["CONN_HEALTH_CHECKS"] = False
+        DATABASES["default"]["OPTIONS"]["pool"] = {
+            "min_size": env_int("DATABASE_POOL_MIN_SIZE", 2),
+            "max_size": env_int("DATABASE_POOL_MAX_SIZE", 8),
+            "timeout": env_float("DATABASE_POOL_TIMEOUT", 0.5),
+        }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Covering indexes (Index(include=...)) speed PostgreSQL up; SQLite builds them as plain indexes.
 SILENCED_SYSTEM_CHECKS = ["models.W040"]

@@ -27,9 +27,12 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = True
 SECURE_HSTS_PRELOAD = True
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
-SESSION_COOKIE_SECURE = True
+# Cookies travel over HTTPS only. Turn these off only where the browser reaches the app over plain
+# HTTP on purpose (a test on loopback behind a proxy that terminates TLS elsewhere): check --deploy
+# then warns, as it should (docs/operations.md).
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", True)
 SESSION_COOKIE_HTTPONLY = True
-CSRF_COOKIE_SECURE = True
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", True)
 X_FRAME_OPTIONS = "DENY"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},

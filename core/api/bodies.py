@@ -4,7 +4,13 @@
 A body may be compressed (`Content-Encoding: gzip`, or `deflate`); the size limit applies to the
 inflated body, which is inflated in bounded steps, so a small compressed bomb stops one byte past
 the limit instead of filling memory. A declared length over the limit is refused before a byte is
-read; a body that does not inflate is a 400, an unknown coding a 415 naming the accepted ones.
+read, whatever its size (10^20 included); a body that cannot be read, or ends before its declared
+length, and a body that does not inflate are a 400, an unknown coding a 415 naming the accepted ones.
+
+It reads the WSGI stream itself, never `HttpRequest.body`: Django's own reader refuses a body
+over DATA_UPLOAD_MAX_MEMORY_SIZE with an HTML 400 and a logged traceback, before this limit and
+this error envelope could answer. (DRF reads `request.body` for its own JSONParser and FormParser,
+which is why the API's parsers derive from BaseParser.)
 """
 
 import zlib
@@ -55,13 +61,27 @@ def body_read(
     try:
         length = int(content_length)
     except ValueError:
-        raise exceptions.ParseError("Content-Length is not a number.") from None
+        length = -1
+    if length < 0:
+        raise exceptions.ParseError("Content-Length is not a number of bytes.")
     if length > max_bytes:
         raise _too_large(f"Request body of {length} bytes", max_bytes, limit_name)
-    raw = stream.read(length) if stream is not None and length > 0 else b""
+    raw = _read(stream, length) if stream is not None and length > 0 else b""
     if coding in ("", "identity"):
         return raw
     return _inflate(raw, _INFLATE_WBITS[coding], max_bytes, limit_name)
+
+
+def _read(stream: IO[bytes], length: int) -> bytes:
+    try:
+        raw = stream.read(length)
+    except OSError:  # the client went away mid-body (Django's UnreadablePostError is one)
+        raise exceptions.ParseError("The request body could not be read (the connection broke).") from None
+    if len(raw) < length:
+        raise exceptions.ParseError(
+            f"The request body ended after {len(raw)} of the {length} bytes of its Content-Length."
+        )
+    return raw
 
 
 def _inflate(raw: bytes, wbits: int, max_bytes: int, limit_name: str) -> bytes:

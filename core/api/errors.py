@@ -2,17 +2,43 @@
 
 Every error body is `{"error": {"code": ..., "message": ..., "fields": {...}}}`; `fields` maps
 each invalid input field (camelCase, dotted for nested items) to its messages.
+
+An unreachable database (or one that refused the connection) is a transient condition, answered
+503 with `Retry-After` everywhere: in the envelope by the API, by /healthz, and with the 503 page
+by the admin (DatabaseUnavailableMiddleware, and handler500 for what fails outside a view).
 """
 
+import sys
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
 from django.views import defaults
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
+
+# Seconds a client (or a load balancer's health check) waits before retrying during an outage.
+DATABASE_RETRY_AFTER_SECONDS = 5
+DATABASE_UNAVAILABLE_MESSAGE = "The database is unavailable; retry later."
+
+
+def is_database_unavailable(exc: BaseException | None) -> bool:
+    """Connection lost or refused, pool timeout, server shutting down; errors of a statement itself
+    (DataError, IntegrityError) are not, and stay what they are."""
+    return isinstance(exc, (OperationalError, InterfaceError))
+
+
+def database_unavailable_response(request: HttpRequest) -> HttpResponse:
+    """503 with Retry-After: the envelope under /api/, the 503 page anywhere else."""
+    if request.path.startswith("/api/"):
+        response = JsonResponse(error_body("database_unavailable", DATABASE_UNAVAILABLE_MESSAGE), status=503)
+    else:
+        response = render(request, "503.html", status=503)
+    response["Retry-After"] = str(DATABASE_RETRY_AFTER_SECONDS)
+    return response
 
 
 class ApplicationError(Exception):
@@ -62,13 +88,11 @@ def error_body(code: str, message: str, fields: dict[str, Any] | None = None) ->
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, ApplicationError):
         return Response(error_body(exc.code, exc.message, exc.fields), status=exc.status_code)
-    if isinstance(exc, (OperationalError, InterfaceError)):
-        # The database is unreachable (or refused the connection): a transient condition, as
-        # /healthz reports it; errors of a statement itself (DataError, IntegrityError) stay 500s.
+    if is_database_unavailable(exc):
         return Response(
-            error_body("database_unavailable", "The database is unavailable; retry later."),
+            error_body("database_unavailable", DATABASE_UNAVAILABLE_MESSAGE),
             status=status.HTTP_503_SERVICE_UNAVAILABLE,
-            headers={"Retry-After": "5"},
+            headers={"Retry-After": str(DATABASE_RETRY_AFTER_SECONDS)},
         )
     if isinstance(exc, Http404):
         exc = exceptions.NotFound(str(exc) or "Not found.")
@@ -96,7 +120,10 @@ def api_not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonRespon
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
-    """handler500: the envelope under /api/ (DEBUG off), Django's page elsewhere."""
+    """handler500 (DEBUG off): a 503 for an unavailable database that failed outside a view (in a
+    middleware), else the envelope under /api/ and Django's page elsewhere."""
+    if is_database_unavailable(sys.exc_info()[1]):
+        return database_unavailable_response(request)
     if request.path.startswith("/api/"):
         return JsonResponse(error_body("server_error", "Server error"), status=500)
     return defaults.server_error(request)

@@ -1,9 +1,12 @@
+import logging
 from collections.abc import Callable
 from urllib.parse import unquote_plus
 
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 
-from .errors import error_body
+from .errors import database_unavailable_response, error_body, is_database_unavailable
+
+logger = logging.getLogger(__name__)
 
 
 class NulInURLMiddleware:
@@ -23,3 +26,21 @@ class NulInURLMiddleware:
                 return JsonResponse(error_body("invalid", message), status=400)
             return HttpResponseBadRequest(message, content_type="text/plain; charset=utf-8")
         return self.get_response(request)
+
+
+class DatabaseUnavailableMiddleware:
+    """A view that meets an unreachable database answers 503 with Retry-After (the 503 page in the
+    admin, the envelope under /api/) instead of a 500: the admin's login, its pages reading the
+    session. The API's views answer it themselves (core.api.errors.api_exception_handler)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not is_database_unavailable(exception):
+            return None
+        logger.warning("Database unavailable at %s: %s", request.path, exception)
+        return database_unavailable_response(request)

@@ -1,15 +1,20 @@
 """The JSON parsers of every API body: what no database column can store is refused here, once.
 
-PostgreSQL refuses NUL (`\\u0000`) in text and JSON, and no database driver can encode a lone
-surrogate (`\\ud800`); `1e400` parses as infinity, which JSON cannot hold; and a body nested
-thousands of levels deep overflows the recursion of every later step. Each is a 400 that names
-the offending field (`toolInvocations.0.arguments.q`), the same on SQLite and PostgreSQL, so a
-request either passes on both databases or fails on both.
+`json_loads_checked` is the one JSON decoder of request bodies: the JSON and NDJSON parsers below
+and the OTLP/JSON codec (otlp/codec.py) go through it, and so must any new JSON body. It holds the
+rules of JSON itself that Python's decoder lets pass: a key twice in one object (the decoder keeps
+the last value, silently) and numbers that overflow to infinity; and those of storage: PostgreSQL
+refuses NUL (`\\u0000`) in text and JSON, no database driver can encode a lone surrogate
+(`\\ud800`), and a body nested thousands of levels deep overflows the recursion of every later
+step. Each is a 400 that names the offending field (`toolInvocations.0.arguments.q`), the same on
+SQLite and PostgreSQL, so a request either passes on both databases or fails on both.
 
-The checks cost next to nothing on ordinary bodies: NaN and Infinity are refused by the
-decoder, only an escape can put NUL or a surrogate into a parsed string (raw control characters
-are invalid JSON, a raw surrogate invalid UTF-8), so strings are only walked when the body holds
-such an escape or an overflowing number; the depth walk visits containers only, a level at a time.
+The checks cost little on ordinary bodies: NaN and Infinity are refused by the decoder, a
+duplicate key is noticed as the decoder builds the object (about 0.6 µs an object), only an escape
+can put NUL or a surrogate into a parsed string (raw control characters are invalid JSON, a raw
+surrogate invalid UTF-8), so the tree is only walked for its paths when the body holds such an
+escape, an overflowing number or a duplicate key; the depth walk visits containers only, a level
+at a time.
 """
 
 import json
@@ -33,11 +38,21 @@ def _refuse_constant(name: str) -> None:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def json_loads_checked(text: str, *, max_depth: int) -> Any:
-    """`json.loads` that raises ValidationError({path: [message]}) for a value no column can store
-    (NUL, lone surrogate, non-finite number) or a nesting deeper than `max_depth`, and ValueError
-    for text that is not JSON."""
-    overflowed = False
+class _ObjectWithDuplicateKey(dict):
+    """A decoded object in which `duplicate_key` appeared more than once."""
+
+    __slots__ = ("duplicate_key",)
+
+
+def json_loads_checked(text: str, *, max_depth: int, allow_nul: bool = False) -> Any:
+    """`json.loads` that raises ValidationError({path: [message]}) for a key repeated in one
+    object, a value no column can store (NUL, lone surrogate, non-finite number) or a nesting
+    deeper than `max_depth`, and ValueError for text that is not JSON.
+
+    Every JSON request body must pass through it. `allow_nul` lets NUL through for a reader that
+    refuses it item by item itself (OTLP spans, as their protobuf encoding may carry NUL too).
+    """
+    overflowed = duplicated = False
 
     def parse_float(token: str) -> float:
         nonlocal overflowed
@@ -45,12 +60,26 @@ def json_loads_checked(text: str, *, max_depth: int) -> Any:
         overflowed = overflowed or not math.isfinite(value)
         return value
 
+    def object_from_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        nonlocal duplicated
+        obj = dict(pairs)
+        if len(obj) == len(pairs):
+            return obj
+        duplicated = True
+        seen: set[str] = set()
+        marked = _ObjectWithDuplicateKey(obj)
+        marked.duplicate_key = next(key for key, _ in pairs if key in seen or seen.add(key))
+        return marked
+
     try:
-        data = json.loads(text, parse_float=parse_float, parse_constant=_refuse_constant)
+        data = json.loads(
+            text, parse_float=parse_float, parse_constant=_refuse_constant, object_pairs_hook=object_from_pairs
+        )
     except RecursionError:
         raise ValidationError({"non_field_errors": [f"Nested more than {max_depth} levels deep."]}) from None
-    if overflowed or _SUSPECT_ESCAPE.search(text) or _deeper_than(data, max_depth):
-        problem = _first_problem(data, max_depth)
+    suspect_escape = _SUSPECT_ESCAPE.search(text) is not None
+    if overflowed or duplicated or suspect_escape or _deeper_than(data, max_depth):
+        problem = _first_problem(data, max_depth, allow_nul=allow_nul)
         if problem is not None:
             path, message = problem
             raise ValidationError({path or "non_field_errors": [message]})
@@ -67,28 +96,28 @@ def _deeper_than(data: Any, max_depth: int) -> bool:
         level = [
             child
             for node in level
-            for child in (node.values() if type(node) is dict else node)
+            for child in (node.values() if isinstance(node, dict) else node)
             if isinstance(child, _CONTAINERS)
         ]
     return False
 
 
-def _string_problem(value: str) -> str | None:
-    if "\x00" in value:
+def _string_problem(value: str, allow_nul: bool) -> str | None:
+    if "\x00" in value and not allow_nul:
         return "contains a NUL character (\\u0000), which cannot be stored"
     if not value.isascii() and _SURROGATE.search(value):
         return "contains a lone surrogate (\\ud800-\\udfff), which is not a character"
     return None
 
 
-def _first_problem(data: Any, max_depth: int) -> tuple[str, str] | None:
-    """The path and message of the first unstorable value, depth first."""
+def _first_problem(data: Any, max_depth: int, *, allow_nul: bool) -> tuple[str, str] | None:
+    """The path and message of the first refused value, depth first."""
     stack: list[tuple[Any, tuple[str, ...]]] = [(data, ())]
     while stack:
         node, path = stack.pop()
         where = ".".join(path)
         if isinstance(node, str):
-            message = _string_problem(node)
+            message = _string_problem(node, allow_nul)
             if message:
                 return where, f"Text {message}."
         elif isinstance(node, float) and not math.isfinite(node):
@@ -96,9 +125,12 @@ def _first_problem(data: Any, max_depth: int) -> tuple[str, str] | None:
         elif isinstance(node, _CONTAINERS):
             if len(path) >= max_depth:
                 return where, f"Nested more than {max_depth} levels deep."
-            if type(node) is dict:
+            if isinstance(node, dict):
+                if type(node) is _ObjectWithDuplicateKey:
+                    key = node.duplicate_key
+                    return ".".join((*path, key)), f"The key {key!r} appears more than once in this object."
                 for key in node:
-                    message = _string_problem(key)
+                    message = _string_problem(key, allow_nul)
                     if message:
                         return where, f"A key {message}."
                 items = [(value, (*path, key)) for key, value in node.items()]
@@ -127,8 +159,12 @@ def request_text(stream, parser_context: dict[str, Any] | None) -> str:
         raise ParseError(f"JSON parse error - {exc}") from None
 
 
-class CheckedJSONParser(parsers.JSONParser):
-    """DRF's JSON parser with `json_loads_checked` (depth bound: SELFEVAL_MAX_JSON_DEPTH)."""
+class CheckedJSONParser(parsers.BaseParser):
+    """`application/json` through the bounded reader and `json_loads_checked` (depth bound:
+    SELFEVAL_MAX_JSON_DEPTH). A BaseParser, not DRF's JSONParser: DRF hands that one
+    `request.body`, read by Django under its own limit (core/api/bodies.py says why not)."""
+
+    media_type = "application/json"
 
     def parse(self, stream, media_type=None, parser_context=None) -> Any:
         text = request_text(stream, parser_context)

@@ -225,7 +225,7 @@ def test_json_error_bodies_are_the_json_form_of_status(anonymous):
 
 
 def test_other_content_types_are_415(api):
-    response = export(api, b"resourceSpans", content_type="text/plain")
+    response = export(api, b"resourceSpans", content_type="text/plain", HTTP_ACCEPT=PROTOBUF)
 
     assert response.status_code == 415
     assert "application/x-protobuf or application/json" in rpc_status(response).message
@@ -241,8 +241,8 @@ def test_unsupported_content_encoding_is_415_naming_the_accepted_ones(api):
 @pytest.mark.parametrize(
     ("body", "content_type", "encoding", "message"),
     [
-        (b"\xff\xff\xff", PROTOBUF, "", "not a protobuf ExportTraceServiceRequest"),
-        (b"{not json", JSON, "", "not an OTLP/JSON ExportTraceServiceRequest"),
+        (b"\xff\xff\xff", PROTOBUF, "", "not a protobuf OTLP trace export"),
+        (b"{not json", JSON, "", "not an OTLP/JSON trace export"),
         (b"[]", JSON, "", "must be a JSON object"),
         (b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "xyz"}]}]}]}', JSON, "", "is not a hex string"),
         (b'{"resourceSpans": "many"}', JSON, "", "not an OTLP/JSON"),
@@ -278,7 +278,7 @@ def test_chunked_body_without_length_is_411(api):
 
 
 def test_get_is_405(api):
-    response = api.get(URL)
+    response = api.get(URL, HTTP_ACCEPT=PROTOBUF)
 
     assert response.status_code == 405
     assert rpc_status(response).code == code_pb2.UNIMPLEMENTED

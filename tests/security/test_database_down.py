@@ -1,14 +1,26 @@
-"""With the database down, every API route answers 503 in its own envelope; /healthz says 503 too.
+"""With the database down, every route answers 503 with Retry-After, at once: the API in its own
+envelope, /healthz, and the admin with its 503 page (its login included).
 
-The outage is every SQL statement failing the way a lost server fails them (Django's
-OperationalError), through Django's own statement hook (`connection.execute_wrapper`).
+Two outages: every SQL statement failing the way a lost server fails them (Django's
+OperationalError, through Django's own statement hook `connection.execute_wrapper`), and the real
+thing, the default connection pointed at a database that cannot be reached (PostgreSQL at a closed
+port, SQLite at a file that cannot be opened), where connecting itself fails. How fast that is
+answered is the connect and pool timeouts the driver gets, asserted here, never timed.
 """
 
-import pytest
-from django.db import OperationalError, connection
+import copy
+import socket
+from contextlib import contextmanager
 
-from tests.factories import chat_payload, session_ingest
+import pytest
+from django.db import DEFAULT_DB_ALIAS, OperationalError, connection, connections
+from django.test import Client
+from psycopg.conninfo import conninfo_to_dict
+
+from tests.admin.conftest import PASSWORD, logged_in
+from tests.factories import UserFactory, chat_payload, session_ingest
 from tests.feedback.helpers import post_json
+from tests.production import production_settings
 from tests.security.test_access_sweep import API_ROUTES
 
 pytestmark = pytest.mark.django_db
@@ -21,6 +33,8 @@ def _database_down(execute, sql, params, many, context):
 def _assert_envelope(response, status: int) -> None:
     assert response.status_code == status, (response.status_code, response.content[:300])
     assert response["Content-Type"] == "application/json"
+    if status == 503:
+        assert response["Retry-After"] == "5"
 
 
 @pytest.mark.parametrize("path", API_ROUTES)
@@ -32,6 +46,8 @@ def test_no_api_route_answers_a_server_error_when_the_database_is_down(api, proj
 
     assert response.status_code == 503 or 400 <= response.status_code < 500, (path, response.status_code)
     assert response["Content-Type"] == "application/json", path
+    if response.status_code == 503:
+        assert response["Retry-After"] == "5", path
 
 
 @pytest.mark.parametrize(
@@ -79,3 +95,125 @@ def test_healthz_says_503_too(client):
 
     assert response.status_code == 503
     assert response.json()["status"] == "unavailable"
+    assert response["Retry-After"] == "5"
+
+
+def test_an_admin_page_answers_the_503_page(admin_user):
+    client = logged_in(admin_user)
+    with connection.execute_wrapper(_database_down):
+        response = client.get("/admin/")
+
+    _assert_page(response)
+
+
+# -- the database cannot be reached ------------------------------------------------------------
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextmanager
+def _database_unreachable():
+    """The default connection, meanwhile, to a database nobody can connect to: every request meets
+    a connection that fails, through the real driver (and pool)."""
+    reachable = connections[DEFAULT_DB_ALIAS]
+    params = copy.deepcopy(reachable.settings_dict)
+    if reachable.vendor == "postgresql":
+        params.update(HOST="127.0.0.1", PORT=str(_closed_port()))
+    else:
+        params["NAME"] = "/nonexistent-directory/selfeval.sqlite3"
+    # Another alias: Django keys connection pools by alias, and this one needs a pool of its own.
+    unreachable = reachable.__class__(params, alias="unreachable")
+    connections[DEFAULT_DB_ALIAS] = unreachable
+    try:
+        yield unreachable
+    finally:
+        connections[DEFAULT_DB_ALIAS] = reachable
+        unreachable.close()
+        if reachable.vendor == "postgresql":
+            unreachable.close_pool()
+
+
+@pytest.fixture
+def unreachable_database():
+    with _database_unreachable() as unreachable:
+        yield unreachable
+
+
+def _assert_page(response) -> None:
+    assert response.status_code == 503, (response.status_code, response.content[:300])
+    assert response["Content-Type"] == "text/html; charset=utf-8"
+    assert response["Retry-After"] == "5"
+    assert b"Service unavailable" in response.content
+
+
+def test_api_reads_and_writes_answer_503_when_the_database_cannot_be_reached(api, project, unreachable_database):
+    reads = [api.get(path) for path in ("/api/sessions", "/api/trace/s-1", "/api/cases")]
+    writes = [
+        post_json(api, "/api/sessions", chat_payload()),
+        post_json(api, "/api/evolution/verify", {"query": "q", "oldResponse": "a", "newResponse": "b"}),
+    ]
+
+    for response in [*reads, *writes]:
+        _assert_envelope(response, 503)
+        assert response.json()["error"]["code"] == "database_unavailable"
+
+
+def test_feedback_and_otlp_answer_503_in_their_own_envelopes(api, project, unreachable_database):
+    feedback = post_json(api, "/api/feedback", {"sessionId": "s-1", "feedback": "useful"})
+    otlp = api.post("/v1/traces", data=b"{}", content_type="application/json")
+
+    _assert_envelope(feedback, 503)
+    assert feedback.json()["success"] is False
+    assert otlp.status_code == 503
+    assert otlp["Retry-After"] == "10"
+
+
+def test_healthz_answers_503_when_the_database_cannot_be_reached(client, unreachable_database):
+    response = client.get("/healthz")
+
+    assert response.status_code == 503
+    assert response["Retry-After"] == "5"
+    assert response.json() == {"status": "unavailable", "database": "OperationalError"}
+
+
+def test_the_admin_login_answers_the_503_page(db, unreachable_database):
+    response = Client().post("/admin/login/", {"username": "alice", "password": PASSWORD, "next": "/admin/"})
+
+    _assert_page(response)
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_a_logged_in_admin_page_answers_the_503_page_in_the_users_language(language):
+    client = logged_in(UserFactory(username="alice", is_staff=True, is_superuser=True))
+    client.cookies["django_language"] = language
+    with _database_unreachable():
+        response = client.get("/admin/")
+
+    assert response.status_code == 503
+    assert response["Retry-After"] == "5"
+    expected = "Service unavailable" if language == "en" else "服务暂不可用"
+    assert expected in response.content.decode()
+
+
+@pytest.mark.postgres
+def test_request_connections_get_the_short_connect_and_pool_timeouts(settings):
+    """The bound of an outage is what psycopg and its pool are given: connect_timeout on the
+    connection itself, and the pool's wait for a connection."""
+    options = settings.DATABASES["default"]["OPTIONS"]
+    connection.ensure_connection()
+
+    assert conninfo_to_dict(connection.connection.info.dsn)["connect_timeout"] == str(options["connect_timeout"])
+    if "pool" in options:
+        assert connection.pool.timeout == options["pool"]["timeout"]
+        assert connection.pool.kwargs["connect_timeout"] == options["connect_timeout"]
+
+
+def test_production_defaults_answer_an_outage_within_a_second():
+    production = production_settings("DATABASES")["DATABASES"]["default"]["OPTIONS"]
+
+    assert production["connect_timeout"] == 2  # psycopg's (and libpq's) minimum
+    assert production["pool"]["timeout"] == 0.5  # a request's wait for a connection, outage or not
