@@ -13,7 +13,7 @@ from core.api.errors import error_body, flatten_field_errors
 from core.api.pagination import CheckedCursorPagination
 from core.api.parsers import CheckedJSONParser, NDJSONParser, UnreadableLine
 from core.api.permissions import IsProjectClient, IsProjectClientOrStaff
-from core.api.schema import CONTENT_ENCODING_PARAMETER, READ_ERRORS, WRITE_ERRORS, error_responses
+from core.api.schema import READ_ERRORS, WRITE_ERRORS, error_responses
 from diagnosis import selectors
 from diagnosis.filters import SessionFilter
 from diagnosis.serializers import (
@@ -75,7 +75,6 @@ class SessionViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     @extend_schema(
         summary="Create or replace a session (idempotent upsert on sessionId)",
         request=SessionIngestSerializer,
-        parameters=[CONTENT_ENCODING_PARAMETER],
         responses={
             201: OpenApiResponse(SessionSummarySerializer, description="Created"),
             200: OpenApiResponse(SessionSummarySerializer, description="Replaced"),
@@ -102,15 +101,21 @@ class SessionViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
             "`error`. Send `Content-Encoding: gzip` to compress the body (the size limit applies inflated)."
         ),
         request={
-            # An array of the component the NDJSON lines are (registered by that media type).
+            # SessionIngestRequest is the component POST /api/sessions registers.
             "application/json": {
                 "type": "array",
                 "items": {"$ref": "#/components/schemas/SessionIngestRequest"},
                 "maxItems": settings.SELFEVAL_BATCH_MAX_ITEMS,
             },
-            "application/x-ndjson": SessionIngestSerializer,
+            # A sequence of JSON texts, which JSON Schema cannot describe as a value: the body is text, its
+            # lines are SessionIngestRequest objects (OpenAPI 3.2's `itemSchema`, written as an extension).
+            NDJSONParser.media_type: {
+                "type": "string",
+                "contentMediaType": NDJSONParser.media_type,
+                "description": "One SessionIngestRequest JSON object per line (blank lines are skipped).",
+                "x-itemSchema": {"$ref": "#/components/schemas/SessionIngestRequest"},
+            },
         },
-        parameters=[CONTENT_ENCODING_PARAMETER],
         responses={200: BatchResultSerializer, **error_responses(*WRITE_ERRORS)},
     )
     @action(detail=False, methods=["post"], url_path="batch", parser_classes=[CheckedJSONParser, NDJSONParser])

@@ -117,14 +117,28 @@ class StoredExecutorOutputField(serializers.JSONField):
 
 def executor_output_schema(auto_schema) -> dict[str, Any]:
     """A reference to the `ExecutorEvidenceV2` component, registered on first use: the msgspec
-    types' JSON Schema (with the settings' limits), written in OpenAPI 3.0's dialect."""
+    types' JSON Schema 2020-12 (with the settings' limits), which OpenAPI 3.1 takes as it is."""
     (root,), components = msgspec.json.schema_components(
         [executor_output_types(claim_limits())[0]], ref_template="#/components/schemas/{name}"
     )
     for name, schema in components.items():
-        component = ResolvedComponent(name=name, type=ResolvedComponent.SCHEMA, object=name, schema=openapi_30(schema))
+        component = ResolvedComponent(
+            name=name, type=ResolvedComponent.SCHEMA, object=name, schema=_typed_literals(schema)
+        )
         auto_schema.registry.register_on_missing(component)
     return root
+
+
+def _typed_literals(schema: Any) -> Any:
+    """msgspec writes a string Literal as a bare `enum`; drf-spectacular's enum components need its type."""
+    if isinstance(schema, list):
+        return [_typed_literals(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    typed = {key: _typed_literals(value) for key, value in schema.items()}
+    if "enum" in typed and "type" not in typed and all(isinstance(value, str) for value in typed["enum"]):
+        typed["type"] = "string"
+    return typed
 
 
 class ExecutorOutputFieldSchema(OpenApiSerializerFieldExtension):
@@ -139,27 +153,13 @@ class StoredExecutorOutputFieldSchema(OpenApiSerializerFieldExtension):
 
     def map_serializer_field(self, auto_schema, direction):
         return {
-            "anyOf": [executor_output_schema(auto_schema), {"type": "object", "additionalProperties": {}}],
-            "nullable": True,
+            "anyOf": [
+                executor_output_schema(auto_schema),
+                {"type": "object", "additionalProperties": {}},
+                {"type": "null"},
+            ],
             "description": "executor_evidence_v2 as sent; an output of another shape is kept as sent (INVALID).",
         }
-
-
-def openapi_30(schema: Any) -> Any:
-    """JSON Schema 2020-12 as OpenAPI 3.0 writes it: a `null` alternative is `nullable: true`."""
-    if isinstance(schema, list):
-        return [openapi_30(item) for item in schema]
-    if not isinstance(schema, dict):
-        return schema
-    converted = {key: openapi_30(value) for key, value in schema.items()}
-    options = converted.get("anyOf")
-    if options and {"type": "null"} in options:
-        rest = [option for option in options if option != {"type": "null"}]
-        del converted["anyOf"]
-        single = rest[0] if len(rest) == 1 else {"anyOf": rest}
-        converted.update({"allOf": [single]} if "$ref" in single else single)
-        converted["nullable"] = True
-    return converted
 
 
 class ToolInvocationInputSerializer(serializers.Serializer):

@@ -1,9 +1,11 @@
-"""Shared OpenAPI pieces: the error envelope, the error statuses each kind of operation really
-answers, and the `Content-Encoding` every write endpoint accepts."""
+"""Shared OpenAPI pieces: the error envelope and the error statuses each kind of operation really answers.
+
+`Content-Encoding` is no operation parameter: it is a header of the transport, set by the HTTP client
+that compresses the body (a client generated from a parameter would send the header over a plain
+body). The API's description (SPECTACULAR_SETTINGS) says which codings every write endpoint takes."""
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, inline_serializer
+from drf_spectacular.utils import OpenApiResponse, inline_serializer
 from rest_framework import serializers
 
 ERROR_ENVELOPE = inline_serializer(
@@ -45,15 +47,6 @@ WRITE_ERRORS = (*ALWAYS_ERRORS, 413, 415)
 def error_responses(*statuses: int, envelope=ERROR_ENVELOPE) -> dict[int, OpenApiResponse]:
     """The documented error answers of an operation, each with the envelope as its body."""
     return {code: OpenApiResponse(envelope, description=ERROR_DESCRIPTIONS[code]) for code in sorted(set(statuses))}
-
-
-CONTENT_ENCODING_PARAMETER = OpenApiParameter(
-    "Content-Encoding",
-    OpenApiTypes.STR,
-    location=OpenApiParameter.HEADER,
-    enum=["gzip", "deflate", "identity"],
-    description="A compressed body; SELFEVAL_MAX_BODY_BYTES applies to it once inflated.",
-)
 
 
 class ProjectAPIKeyScheme(OpenApiAuthenticationExtension):
