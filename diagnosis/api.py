@@ -10,6 +10,7 @@ from rest_framework.response import Response
 
 from core.api.authentication import access_from_request
 from core.api.errors import error_body, flatten_field_errors
+from core.api.filters import KnownQueryParametersMixin
 from core.api.pagination import CheckedCursorPagination
 from core.api.parsers import CheckedJSONParser, NDJSONParser, UnreadableLine
 from core.api.permissions import IsProjectClient, IsProjectClientOrStaff
@@ -43,7 +44,7 @@ class SessionCursorPagination(CheckedCursorPagination):
         responses={200: SessionDetailSerializer, **error_responses(*READ_ERRORS)},
     ),
 )
-class SessionViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
+class SessionViewSet(KnownQueryParametersMixin, mixins.ListModelMixin, viewsets.GenericViewSet):
     lookup_field = "session_id"
     lookup_url_kwarg = "session_id"
     lookup_value_regex = r"[^/]+"
