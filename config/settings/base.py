@@ -84,6 +84,7 @@ INSTALLED_APPS = [
     "django_tasks_db",
     "axes",
     "core.tenancy",
+    "core.api",
     "diagnosis",
     "feedback",
     "cases",
