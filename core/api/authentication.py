@@ -4,7 +4,7 @@ from django.contrib.auth.models import AnonymousUser
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
-from core.api.throttling import AuthenticationFailureThrottle
+from core.api.throttling import AuthenticationFailureThrottle, api_key_credential
 from core.tenancy.access import Access
 from core.tenancy.models import ProjectAPIKey
 from core.tenancy.services import InvalidAPIKey, api_key_verify
@@ -18,7 +18,8 @@ class ProjectAPIKeyAuthentication(authentication.BaseAuthentication):
     """`Authorization: Api-Key <key>`; keys are stored only as hashes (djangorestframework-api-key).
 
     Verified through the tenancy service's cache, which a revoked key never passes. Failures
-    count against the client's address (AuthenticationFailureThrottle, THROTTLE_AUTH_FAILURES).
+    count against the client's address and the key's prefix (AuthenticationFailureThrottle,
+    THROTTLE_AUTH_FAILURES).
     """
 
     def authenticate(self, request: Request) -> tuple[AnonymousUser, ProjectAPIKey] | None:
@@ -26,7 +27,10 @@ class ProjectAPIKeyAuthentication(authentication.BaseAuthentication):
         keyword, _, key = header.partition(" ")
         if keyword != API_KEY_KEYWORD:
             return None
-        return AuthenticationFailureThrottle().guard(request, lambda: (AnonymousUser(), _verified(key.strip())))
+        key = key.strip()
+        return AuthenticationFailureThrottle().guard(
+            request, lambda: (AnonymousUser(), _verified(key)), credential=api_key_credential(key)
+        )
 
     def authenticate_header(self, request: Request) -> str:
         return API_KEY_KEYWORD
