@@ -10,6 +10,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from core.api.fields import (
+    BlankAsNullCharField,
     BlankAsNullChoiceField,
     BoundedListField,
     ColumnIntegerField,
@@ -180,10 +181,21 @@ class SessionIngestSerializer(serializers.Serializer):
     """`POST /api/sessions`: the whole session as the agent recorded it."""
 
     sessionId = StrictRegexField(r"^\S+$", max_length=128)
+    conversationId = StrictRegexField(
+        r"^\S+$",
+        max_length=128,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="The conversation this session is one turn of (an SDK's session id); its turns share it.",
+    )
     mode = serializers.ChoiceField(choices=SessionMode.choices)
     query = StrictCharField(max_length=20_000)
     answer = StrictCharField(required=False, allow_blank=True, default="", max_length=200_000)
     status = serializers.ChoiceField(choices=SessionStatus.choices)
+    error = StrictCharField(
+        required=False, allow_null=True, allow_blank=True, default=None, max_length=20_000, help_text="why it failed"
+    )
     createdAt = serializers.DateTimeField(required=False, allow_null=True, default=None)
     finishedAt = serializers.DateTimeField(required=False, allow_null=True, default=None)
     alert = AlertSerializer(required=False, allow_null=True, default=None)
@@ -262,6 +274,7 @@ class SessionSummarySerializer(serializers.ModelSerializer):
     """A row of `GET /api/sessions`."""
 
     sessionId = serializers.CharField(source="session_id")
+    conversationId = BlankAsNullCharField(source="conversation_id", help_text="null: not part of a conversation")
     project = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     mode = serializers.ChoiceField(choices=SessionMode.choices, read_only=True)
     language = serializers.ChoiceField(choices=["zh", "en"], read_only=True)
@@ -288,6 +301,7 @@ class SessionSummarySerializer(serializers.ModelSerializer):
         model = DiagnosisSession
         fields = [
             "sessionId",
+            "conversationId",
             "project",
             "mode",
             "language",
@@ -350,12 +364,13 @@ class SessionContentSerializer(SessionSummarySerializer):
     """The summary plus what the agent reported: answer, alerts, structured executor output."""
 
     answer = serializers.CharField()
+    error = BlankAsNullCharField(help_text="why the run failed, as the agent reported it; null: no error")
     alert = serializers.JSONField()
     activeAlerts = serializers.JSONField(source="active_alerts")
     executorOutput = StoredExecutorOutputField(source="executor_output")
 
     class Meta(SessionSummarySerializer.Meta):
-        fields = [*SessionSummarySerializer.Meta.fields, "answer", "alert", "activeAlerts", "executorOutput"]
+        fields = [*SessionSummarySerializer.Meta.fields, "answer", "error", "alert", "activeAlerts", "executorOutput"]
         read_only_fields = fields
 
 

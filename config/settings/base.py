@@ -329,6 +329,8 @@ SELFEVAL_FEEDBACK_TOKEN_TTL = env_int("SELFEVAL_FEEDBACK_TOKEN_TTL", 15 * 60)
 SELFEVAL_IDEMPOTENCY_KEY_TTL = env_int("SELFEVAL_IDEMPOTENCY_KEY_TTL", 24 * 60 * 60)
 # How many recent feedback events the trace API shows.
 SELFEVAL_TRACE_FEEDBACK_HISTORY = env_int("SELFEVAL_TRACE_FEEDBACK_HISTORY", 20)
+# Turns of a session's conversation the trace lists (GET /api/trace/<sessionId>, `conversation`).
+SELFEVAL_TRACE_CONVERSATION_TURNS = env_int("SELFEVAL_TRACE_CONVERSATION_TURNS", 50)
 # Tool invocations per trace page, and characters of a tool output or ref content the trace shows
 # before it cuts to a preview with a link to the whole.
 SELFEVAL_TRACE_INVOCATIONS = env_int("SELFEVAL_TRACE_INVOCATIONS", 50)

@@ -28,10 +28,12 @@ from diagnosis.models import DiagnosisSession, DiagnosisStep, EvidenceRef, ToolI
 PAYLOAD_FIELDS = (
     "pk",
     "session_id",
+    "conversation_id",
     "mode",
     "query",
     "answer",
     "status",
+    "error",
     "created_at",
     "finished_at",
     "alert",
@@ -63,10 +65,12 @@ def session_payload(*, session: DiagnosisSession, with_self_evaluation: bool = T
     self_evaluation = session.self_evaluation if with_self_evaluation else None
     return {
         "sessionId": session.session_id,
+        "conversationId": session.conversation_id or None,
         "mode": session.mode,
         "query": session.query,
         "answer": session.answer,
         "status": session.status,
+        "error": session.error or None,
         "createdAt": _instant(session.created_at),
         "finishedAt": _instant(session.finished_at),
         "alert": json_sorted_keys(session.alert),
