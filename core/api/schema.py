@@ -60,3 +60,15 @@ class ProjectAPIKeyScheme(OpenApiAuthenticationExtension):
             "name": "Authorization",
             "description": "`Api-Key <key>`: a per-project key created with `manage.py create_api_key`.",
         }
+
+
+class LangfuseBasicScheme(OpenApiAuthenticationExtension):
+    target_class = "core.api.authentication.LangfuseBasicAuthentication"
+    name = "LangfuseBasic"
+
+    def get_security_definition(self, auto_schema):
+        return {
+            "type": "http",
+            "scheme": "basic",
+            "description": "Langfuse SDK credentials: the API key's prefix as the public key, the API key as the secret.",
+        }
