@@ -67,6 +67,8 @@ class DiagnosisSession(models.Model):
         Project, on_delete=models.DO_NOTHING, related_name="sessions", verbose_name=_("project")
     )
     session_id = models.CharField(_("session id"), max_length=128)
+    # The conversation this diagnosis is one turn of (an SDK's session / conversation id); "" for none.
+    conversation_id = models.CharField(_("conversation id"), max_length=128, blank=True, default="")
     mode = models.CharField(max_length=8, choices=SessionMode.choices, verbose_name=_("mode"))
     language = models.CharField(
         max_length=8, default="en", help_text=_("zh or en, detected from the query"), verbose_name=_("language")
@@ -74,6 +76,8 @@ class DiagnosisSession(models.Model):
     query = models.TextField(verbose_name=_("query"))
     answer = models.TextField(blank=True, verbose_name=_("answer"))
     status = models.CharField(max_length=16, choices=SessionStatus.choices, verbose_name=_("status"))
+    # Why the agent's run failed, as it reported it (an OTLP root span's status message or exception).
+    error = models.TextField(blank=True, default="", verbose_name=_("error"))
     alert = models.JSONField(null=True, blank=True)
     alert_name = models.CharField(max_length=200, blank=True, verbose_name=_("alert name"))
     alert_service = models.CharField(max_length=200, blank=True, verbose_name=_("alert service"))
@@ -164,6 +168,8 @@ class DiagnosisSession(models.Model):
         indexes = [
             models.Index(fields=["project", "-created_at"], name="session_project_created"),
             models.Index(fields=["session_id"], name="session_sid"),
+            # A session's conversation: its other turns, in order (the trace API and the inspector).
+            models.Index(fields=["project", "conversation_id", "created_at"], name="session_conversation"),
             models.Index(fields=["mode", "-created_at"], name="session_mode_created"),
             models.Index(fields=["status", "-created_at"], name="session_status_created"),
             models.Index(fields=["feedback", "-created_at"], name="session_feedback_created"),

@@ -9,7 +9,7 @@ from rest_framework.views import APIView
 from core.api.authentication import request_api_key
 from core.api.errors import ApplicationError
 from core.api.permissions import IsProjectClientOrStaff
-from core.api.schema import ALWAYS_ERRORS, CONTENT_ENCODING_PARAMETER, WRITE_ERRORS, error_responses
+from core.api.schema import ALWAYS_ERRORS, WRITE_ERRORS, error_responses
 from evolution.models import VerificationSource
 from evolution.selectors import thresholds_current
 from evolution.serializers import (
@@ -53,7 +53,6 @@ class EvolutionVerifyView(APIView):
     @extend_schema(
         summary="Verify that a new answer version really beats the old one",
         request=VerifyRequestSerializer,
-        parameters=[CONTENT_ENCODING_PARAMETER],
         responses={200: VerificationResultSerializer, **error_responses(*WRITE_ERRORS)},
     )
     def post(self, request: Request) -> Response:
@@ -89,7 +88,6 @@ class EvolutionThresholdsView(APIView):
     @extend_schema(
         summary="Change some or all thresholds (staff with the change permission)",
         request=ThresholdsUpdateSerializer,
-        parameters=[CONTENT_ENCODING_PARAMETER],
         responses={200: OpenApiResponse(ThresholdsSerializer), **error_responses(*WRITE_ERRORS)},
     )
     def put(self, request: Request) -> Response:

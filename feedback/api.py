@@ -13,7 +13,6 @@ from core.api.errors import api_exception_handler
 from core.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, idempotency_key
 from core.api.permissions import IsProjectClient
 from core.api.schema import (
-    CONTENT_ENCODING_PARAMETER,
     ERROR_DESCRIPTIONS,
     ERROR_ENVELOPE,
     WRITE_ERRORS,
@@ -81,7 +80,7 @@ class FeedbackView(APIView):
             "Send an `Idempotency-Key` header to make a retry safe: a retried vote is stored once and answered "
             "as the first time."
         ),
-        parameters=[IDEMPOTENCY_KEY_PARAMETER, CONTENT_ENCODING_PARAMETER],
+        parameters=[IDEMPOTENCY_KEY_PARAMETER],
         request=FeedbackInputSerializer,
         responses={
             200: FeedbackResponseSerializer,
@@ -132,7 +131,6 @@ class FeedbackTokenView(APIView):
             "POST /api/feedback, without ever seeing the API key. Project API keys only."
         ),
         request=FeedbackTokenInputSerializer,
-        parameters=[CONTENT_ENCODING_PARAMETER],
         responses={200: FeedbackTokenSerializer, **error_responses(*WRITE_ERRORS, 404)},
     )
     def post(self, request: Request, session_id: str) -> Response:

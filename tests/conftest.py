@@ -48,7 +48,8 @@ def _empty_cache():
 @pytest.fixture(autouse=True)
 def _responses_keep_the_schema(monkeypatch):
     """Every API response a test client receives is checked against the generated OpenAPI schema
-    (tests/contract.py): an undocumented status or a body the schema refuses fails the test."""
+    by openapi-core's strict validator (tests/contract.py): an undocumented status or a body the
+    schema refuses fails the test."""
     send = Client.request
 
     def request(self, **environ):
@@ -61,6 +62,7 @@ def _responses_keep_the_schema(monkeypatch):
                 response.status_code,
                 response.get("Content-Type", ""),
                 response.content,
+                dict(response.headers),
             )
             if mismatch:
                 raise AssertionError(f"response does not keep the OpenAPI schema: {mismatch}")

@@ -1,6 +1,6 @@
 """The trace of one session (seed section 9): everything read in a fixed number of queries.
 
-Eight queries whatever the number of steps, invocations or refs: session (with its invocation
+Eight queries (nine for a turn of a conversation) whatever the number of steps, invocations or refs: session (with its invocation
 counts), steps, one page of invocations, their refs, the latest round's claim checks, recent
 feedback events, the case, the bad case. Ref contents are cut to a preview in the database.
 """
@@ -44,6 +44,7 @@ class Trace:
     feedback_history: list[FeedbackEvent]  # newest first, at most SELFEVAL_TRACE_FEEDBACK_HISTORY
     case: Case | None
     bad_case: BadCase | None  # the open one, else the most recent
+    conversation: list[DiagnosisSession]  # the turns of its conversation in order, itself included; [] for none
 
 
 def _count(**conditions) -> models.Subquery:
@@ -118,6 +119,22 @@ def trace_get(
         feedback_history=history,
         case=Case.objects.filter(session=session).first(),
         bad_case=bad_case,
+        conversation=conversation_turns(session=session),
+    )
+
+
+def conversation_turns(*, session: DiagnosisSession) -> list[DiagnosisSession]:
+    """The turns of the session's conversation (same project and conversation id), oldest first, at
+    most SELFEVAL_TRACE_CONVERSATION_TURNS of them around none in particular: the first ones. One
+    query; none when the session is not part of a conversation."""
+    if not session.conversation_id:
+        return []
+    return list(
+        DiagnosisSession.objects.filter(project_id=session.project_id, conversation_id=session.conversation_id)
+        .order_by("created_at", "id")
+        .only("session_id", "conversation_id", "query", "status", "feedback", "created_at")[
+            : settings.SELFEVAL_TRACE_CONVERSATION_TURNS
+        ]
     )
 
 

@@ -208,6 +208,25 @@ class ViewsSerializer(serializers.Serializer):
     user = UserViewSerializer()
 
 
+class ConversationTurnSerializer(serializers.Serializer):
+    sessionId = serializers.CharField(source="session_id")
+    createdAt = serializers.DateTimeField(source="created_at")
+    status = serializers.ChoiceField(choices=SessionStatus.choices)
+    query = serializers.CharField()
+    feedback = BlankAsNullChoiceField(choices=Feedback.choices, help_text="null: no feedback yet")
+    current = serializers.SerializerMethodField(help_text="this trace's own turn")
+
+    def get_current(self, turn) -> bool:
+        return turn.session_id == self.context["session_id"]
+
+
+class ConversationSerializer(serializers.Serializer):
+    conversationId = serializers.CharField()
+    turns = ConversationTurnSerializer(
+        many=True, help_text="the conversation's turns, oldest first (at most SELFEVAL_TRACE_CONVERSATION_TURNS)"
+    )
+
+
 class TraceSerializer(serializers.Serializer):
     """The whole trace; `views` are the seed's three angles on one diagnosis."""
 
@@ -222,6 +241,17 @@ class TraceSerializer(serializers.Serializer):
     hasAiOpsRuleEvaluation = serializers.SerializerMethodField()
     selfEvaluation = serializers.SerializerMethodField()
     views = serializers.SerializerMethodField()
+    conversation = serializers.SerializerMethodField()
+
+    @extend_schema_field(ConversationSerializer(allow_null=True))
+    def get_conversation(self, trace: Trace) -> dict[str, Any] | None:
+        """The session is one turn of a conversation (its SDK's session id): every turn, feedback on each."""
+        if not trace.conversation:
+            return None
+        turns = ConversationTurnSerializer(
+            trace.conversation, many=True, context={"session_id": trace.session.session_id}
+        ).data
+        return {"conversationId": trace.session.conversation_id, "turns": turns}
 
     @extend_schema_field(TraceInvocationSerializer(many=True))
     def get_toolInvocations(self, trace: Trace) -> list[dict[str, Any]]:

@@ -85,6 +85,7 @@ INSTALLED_APPS = [
     "django_tasks_db",
     "axes",
     "core.tenancy",
+    "core.api",
     "diagnosis",
     "feedback",
     "cases",
@@ -274,9 +275,17 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "SelfEval API",
     "DESCRIPTION": (
         "Ingestion, feedback, trace and evolution-verification API of SelfEval. "
-        "Machine clients send `Authorization: Api-Key <key>`; admin users use their session."
+        "Machine clients send `Authorization: Api-Key <key>`; admin users use their session.\n\n"
+        "Every write endpoint takes a compressed request body: `Content-Encoding: gzip` (or `deflate`) is a "
+        "header of the transport, set by the HTTP client that compresses the body, not an operation parameter; "
+        "SELFEVAL_MAX_BODY_BYTES applies to the body once inflated, another coding is a 415. Answers carry "
+        "`RateLimit` and `RateLimit-Policy` (IETF draft) for the operation's throttle scope; a 429 or a 503 "
+        "carries `Retry-After`."
     ),
     "VERSION": "1.0.0",
+    # JSON Schema 2020-12: a null alternative is `"type": [..., "null"]` or `oneOf [..., {"type": "null"}]`,
+    # which strict validators (openapi-core) and model generators read, unlike 3.0's `nullable` beside a `$ref`.
+    "OAS_VERSION": "3.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
@@ -348,6 +357,8 @@ SELFEVAL_FEEDBACK_TOKEN_TTL = env_int("SELFEVAL_FEEDBACK_TOKEN_TTL", 15 * 60)
 SELFEVAL_IDEMPOTENCY_KEY_TTL = env_int("SELFEVAL_IDEMPOTENCY_KEY_TTL", 24 * 60 * 60)
 # How many recent feedback events the trace API shows.
 SELFEVAL_TRACE_FEEDBACK_HISTORY = env_int("SELFEVAL_TRACE_FEEDBACK_HISTORY", 20)
+# Turns of a session's conversation the trace lists (GET /api/trace/<sessionId>, `conversation`).
+SELFEVAL_TRACE_CONVERSATION_TURNS = env_int("SELFEVAL_TRACE_CONVERSATION_TURNS", 50)
 # Tool invocations per trace page, and characters of a tool output or ref content the trace shows
 # before it cuts to a preview with a link to the whole.
 SELFEVAL_TRACE_INVOCATIONS = env_int("SELFEVAL_TRACE_INVOCATIONS", 50)

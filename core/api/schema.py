@@ -1,9 +1,11 @@
-"""Shared OpenAPI pieces: the error envelope, the error statuses each kind of operation really
-answers, and the `Content-Encoding` every write endpoint accepts."""
+"""Shared OpenAPI pieces: the error envelope and the error statuses each kind of operation really answers.
+
+`Content-Encoding` is no operation parameter: it is a header of the transport, set by the HTTP client
+that compresses the body (a client generated from a parameter would send the header over a plain
+body). The API's description (SPECTACULAR_SETTINGS) says which codings every write endpoint takes."""
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, inline_serializer
+from drf_spectacular.utils import OpenApiResponse, inline_serializer
 from rest_framework import serializers
 
 ERROR_ENVELOPE = inline_serializer(
@@ -47,15 +49,6 @@ def error_responses(*statuses: int, envelope=ERROR_ENVELOPE) -> dict[int, OpenAp
     return {code: OpenApiResponse(envelope, description=ERROR_DESCRIPTIONS[code]) for code in sorted(set(statuses))}
 
 
-CONTENT_ENCODING_PARAMETER = OpenApiParameter(
-    "Content-Encoding",
-    OpenApiTypes.STR,
-    location=OpenApiParameter.HEADER,
-    enum=["gzip", "deflate", "identity"],
-    description="A compressed body; SELFEVAL_MAX_BODY_BYTES applies to it once inflated.",
-)
-
-
 class ProjectAPIKeyScheme(OpenApiAuthenticationExtension):
     target_class = "core.api.authentication.ProjectAPIKeyAuthentication"
     name = "ProjectApiKey"
@@ -66,4 +59,16 @@ class ProjectAPIKeyScheme(OpenApiAuthenticationExtension):
             "in": "header",
             "name": "Authorization",
             "description": "`Api-Key <key>`: a per-project key created with `manage.py create_api_key`.",
+        }
+
+
+class LangfuseBasicScheme(OpenApiAuthenticationExtension):
+    target_class = "core.api.authentication.LangfuseBasicAuthentication"
+    name = "LangfuseBasic"
+
+    def get_security_definition(self, auto_schema):
+        return {
+            "type": "http",
+            "scheme": "basic",
+            "description": "Langfuse SDK credentials: the API key's prefix as the public key, the API key as the secret.",
         }

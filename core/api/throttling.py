@@ -64,16 +64,21 @@ class ClientScopedRateThrottle(ScopedRateThrottle):
 
 
 class AuthenticationFailureThrottle(ClientScopedRateThrottle):
-    """Failed authentications per client address (scope `auth_failure`). Past the rate an address
-    is refused (429) before its credentials are even checked, until the window ends: so a wrong
-    key cannot be told from a right one by a client guessing them."""
+    """Failed authentications per client address and credential (scope `auth_failure`).
+
+    A credential is an API key's public prefix (the part before the dot), or the kind of credential
+    when it has none (feedback tokens). Past the rate, that credential from that address is refused
+    (429) before it is even checked, until the window ends: so a wrong secret cannot be told from a
+    right one by a client guessing them, and one misconfigured agent behind a shared address never
+    locks out the other agents' keys. The success path costs one cache read; only a failure writes.
+    """
 
     scope = "auth_failure"
 
-    def guard(self, request: HttpRequest | Request, authenticate: Callable[[], T]) -> T:
-        """Run `authenticate`, counting its AuthenticationFailed against the client's address."""
+    def guard(self, request: HttpRequest | Request, authenticate: Callable[[], T], *, credential: str) -> T:
+        """Run `authenticate`, counting its AuthenticationFailed against (client address, `credential`)."""
         self._start_window()
-        key = f"throttle_{self.scope}_ip:{client_address(request)}:{self.window}"
+        key = f"throttle_{self.scope}_ip:{client_address(request)}:{credential}:{self.window}"
         if (self.cache.get(key) or 0) >= self.num_requests:
             raise exceptions.Throttled(wait=self.wait())
         try:
@@ -81,3 +86,10 @@ class AuthenticationFailureThrottle(ClientScopedRateThrottle):
         except exceptions.AuthenticationFailed:
             self._hit(key)
             raise
+
+
+def api_key_credential(key: str) -> str:
+    """What failed authentications with `key` count against: its prefix (the cache key's safe
+    characters only, at most 32 of them), never its secret."""
+    prefix = key.partition(".")[0]
+    return "key:" + "".join(char for char in prefix if char.isascii() and char.isalnum())[:32]
