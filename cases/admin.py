@@ -8,17 +8,19 @@ actions are for bulk decisions on the stored fields.
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import FieldDoesNotExist, PermissionDenied, ValidationError
 from django.db.models import Q
 from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.text import capfirst
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from cases import services as case_services
 from cases.models import CATEGORY_FOR_ATTRIBUTION, BadCaseStatus, Case, CaseRevision, CaseStatus
+from cases.services.library import EDITABLE_FIELDS
 from core.adminkit.csv_export import CSVExportMixin
 from core.adminkit.display import verdict_badge
 from core.adminkit.mixins import TenantAdminMixin
@@ -27,6 +29,7 @@ from core.adminkit.paging import CappedCountPaginator
 from diagnosis.admin import HEAVY_SESSION_FIELDS
 from diagnosis.models import DiagnosisSession
 
+TRIAGE_FIELDS = ["status", "category", "assignee", "notes"]
 # The case form's decide buttons: the POST name -> the status it decides.
 DECISIONS = {"_approve": CaseStatus.APPROVED, "_reject": CaseStatus.REJECTED}
 
@@ -52,6 +55,22 @@ def status_badge(value: str, label: str) -> str:
     return format_html('<span class="se-badge se-status-{}">{}</span>', value, label)
 
 
+def _case_field(name: str):
+    try:
+        return Case._meta.get_field(name)
+    except FieldDoesNotExist:
+        return None
+
+
+def _shown_value(field, value) -> str:
+    """A stored value as the form shows it: a choice by its label."""
+    if value is None:
+        return ""
+    if field is not None and field.choices:
+        return dict(field.flatchoices).get(value, value)
+    return value
+
+
 class CaseRevisionInline(admin.TabularInline):
     """Who changed the case, when and what; written only by the case services."""
 
@@ -70,7 +89,9 @@ class CaseRevisionInline(admin.TabularInline):
         rows = []
         for name, pair in changes.items():
             old, new = (pair + [None, None])[:2] if isinstance(pair, list) else (None, pair)
-            rows.append((name, "" if old is None else old, "" if new is None else new))
+            field = _case_field(name)
+            label = capfirst(field.verbose_name) if field is not None else name
+            rows.append((label, _shown_value(field, old), _shown_value(field, new)))
         if not rows:
             return "—"
         return format_html(
@@ -100,6 +121,17 @@ class CaseForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         if self.instance.pk:
             self.fields["decision_note"].initial = self.instance.review_note
+
+    def clean(self):
+        """The case services' rules on the edited fields: a refused save shows the form again."""
+        data = super().clean()
+        changes = {name: data[name] for name in self.changed_data if name in EDITABLE_FIELDS and name in data}
+        try:
+            case_services.case_fields_clean(changes)
+        except ValidationError as error:
+            for name, messages_ in error.message_dict.items():
+                self.add_error(name if name in self.fields else None, messages_)
+        return data
 
 
 @admin.register(Case)
@@ -154,7 +186,6 @@ class CaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
         "created_at": "created_at",
         "updated_at": "updated_at",
     }
-    editable_fields = ["fault_category", "title", "query", "root_cause", "solution", "error_code", "service"]
     fieldsets = [
         (
             _("Extracted fields"),
@@ -233,7 +264,7 @@ class CaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
     def save_model(self, request, obj, form, change):
         """Edits go through case_update, which records the revision (who, when, old -> new); with a
         decide button, through case_approve / case_reject, which save them and decide in one transaction."""
-        changes = {name: form.cleaned_data[name] for name in form.changed_data if name in self.editable_fields}
+        changes = {name: form.cleaned_data[name] for name in form.changed_data if name in EDITABLE_FIELDS}
         decision = self._decision(request)
         note = form.cleaned_data.get("decision_note", "")
         try:
@@ -246,6 +277,7 @@ class CaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
         except PermissionDenied:
             raise
         except ValidationError as error:
+            # The form's clean() ran the same rules; only a concurrent change gets here.
             self.message_user(request, "; ".join(error.messages), messages.ERROR)
             obj.save_refused = True  # read by response_change: stay on the form, decide nothing
             return
@@ -336,6 +368,16 @@ class AssignForm(forms.Form):
 
 
 class BadCaseForm(forms.ModelForm):
+    def clean(self):
+        """The triage rules (`bad_case_update_errors`), e.g. no reopening while another bad case of the
+        session is open: a refused save shows the form again with what was typed."""
+        data = super().clean()
+        if self.instance.pk:
+            fields = {name: data[name] for name in self.changed_data if name in TRIAGE_FIELDS and name in data}
+            for name, message in case_services.bad_case_update_errors(bad_case=self.instance, fields=fields).items():
+                self.add_error(name if name in self.fields else None, message)
+        return data
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         bad_case = self.instance
@@ -417,7 +459,7 @@ class BadCaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
         "updated_at": "updated_at",
         "closed_at": "closed_at",
     }
-    triage_fields = ["status", "category", "assignee", "notes"]
+    triage_fields = TRIAGE_FIELDS
     form = BadCaseForm
     change_form_template = "admin/cases/badcase/change_form.html"
 
@@ -457,6 +499,7 @@ class BadCaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
             try:
                 case_services.bad_case_update(bad_case=obj, user=request.user, **fields)
             except ValidationError as error:
+                # The form's clean() ran the same rules; only a concurrent reopening gets here.
                 self.message_user(request, "; ".join(error.messages), messages.ERROR)
                 obj.save_refused = True  # read by response_change: stay on the form
 
