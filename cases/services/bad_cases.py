@@ -93,23 +93,30 @@ def _another_open(bad_case: BadCase) -> bool:
     )
 
 
-def bad_case_update(*, bad_case: BadCase, user: AbstractBaseUser, **fields: Any) -> BadCase:
+def bad_case_update(*, bad_case: BadCase, user: AbstractBaseUser, add_note: str = "", **fields: Any) -> BadCase:
     """Triage a bad case: status, category, assignee, notes. Needs `cases.change_badcase`.
 
-    `closed_at` is set when the status becomes fixed or won't fix and cleared on reopening;
-    reopening while another bad case of the session is open is refused (`bad_case_update_errors`;
-    the partial unique index settles a concurrent reopening).
+    `add_note` appends a line to the notes as they are under the row lock, once (a note already
+    there is not added again). `closed_at` is set when the status becomes fixed or won't fix and
+    cleared on reopening; reopening while another bad case of the session is open is refused
+    (`bad_case_update_errors`; the partial unique index settles a concurrent reopening).
     """
     if not user.has_perm("cases.change_badcase"):
         raise PermissionDenied("Triaging bad cases needs the cases.change_badcase permission.")
     errors = bad_case_update_errors(bad_case=bad_case, fields=fields)
+    if not isinstance(add_note, str):
+        errors["notes"] = "Must be text."
     if errors:
         raise ValidationError(errors)
+    add_note = add_note.strip()
     try:
         with transaction.atomic():
             locked = BadCase.objects.select_for_update().get(pk=bad_case.pk)
             for name, value in fields.items():
                 setattr(locked, name, value)
+            if add_note and add_note not in locked.notes:
+                locked.notes = f"{locked.notes.rstrip()}\n{add_note}".strip()
+                fields.setdefault("notes", locked.notes)
             if "status" in fields:
                 if fields["status"] in _CLOSED_STATUSES:
                     locked.closed_at = locked.closed_at or timezone.now()
@@ -140,11 +147,10 @@ def bad_case_record_miscitation(
     }
     with transaction.atomic():
         bad_case = bad_case_open_for_session(session=session, source=BadCaseSource.REVIEWER)
-        notes = bad_case.notes if note in bad_case.notes else f"{bad_case.notes.rstrip()}\n{note}".strip()
         return bad_case_update(
             bad_case=bad_case,
             user=user,
             category=BadCaseCategory.MISCITED_EVIDENCE,
             status=BadCaseStatus.TRIAGED,
-            notes=notes,
+            add_note=note,
         )

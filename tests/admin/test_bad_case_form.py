@@ -134,9 +134,9 @@ def test_save_and_next_open_with_broken_filters_still_moves_on(reviewer_client, 
 def test_the_bad_case_form_speaks_chinese(reviewer_client, bad_case):
     html = reviewer_client.get(change_url(bad_case), HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
 
-    for label in ("保存并打开下一个", "此坏案例对应的会话", "无依据和相矛盾的论断", "根据失败归因"):
+    for label in ("分诊并下一个", "此坏案例对应的会话", "无依据和相矛盾的论断", "根据失败归因"):
         assert label in html
-    assert "Save &amp; next open" not in html
+    assert "Triage & next" not in html
     assert '<a href="/admin/cases/">案例</a>' in html  # the app, then the list: 案例 › 坏案例
 
 
