@@ -15,6 +15,11 @@ def verdict_badge(value: str, label: str) -> str:
     return format_html('<span class="se-badge se-badge-{}">{}</span>', value.lower(), label)
 
 
+def status_badge(value: str, label: str) -> str:
+    """A workflow status (a case's, a bad case's) as a badge coloured by its value."""
+    return format_html('<span class="se-badge se-status-{}">{}</span>', value, label)
+
+
 def session_inspector_link(session) -> str:
     """A link to the session inspector, labelled with the session's external id (escaped)."""
     url = reverse("admin:diagnosis_diagnosissession_change", args=[session.pk])
