@@ -16,8 +16,6 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.dateformat import format as date_format
 from django.utils.dateparse import parse_date, parse_datetime
-from django.utils.html import format_html
-from django.utils.text import Truncator
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
@@ -40,7 +38,7 @@ from backoffice.triage import TRIAGE_CHANGELIST, presence_label
 from cases import services as case_services
 from cases.models import BadCase, BadCaseSource, Case
 from core.adminkit.csv_export import CSVExportMixin
-from core.adminkit.display import verdict_badge
+from core.adminkit.display import query_cell, verdict_badge
 from core.adminkit.mixins import ReadOnlyAdminMixin, TenantAdminMixin
 from core.adminkit.paging import CappedCountPaginator
 from diagnosis.admin import HEAVY_SESSION_FIELDS
@@ -112,10 +110,6 @@ class LanguageFilter(FixedChoicesFilter):
     parameter_name = "language"
     field_name = "language"
     options = [("zh", _("Chinese")), ("en", _("English"))]
-
-
-QUERY_COLUMN_CHARS = 90  # the list's query column; the cell's title holds more
-QUERY_TITLE_CHARS = 400
 
 
 def _instant(raw: str | None):
@@ -240,11 +234,7 @@ class DiagnosisSessionAdmin(
 
     @admin.display(description=_("query"))
     def query_short(self, obj):
-        return format_html(
-            '<span class="se-query" title="{}">{}</span>',
-            Truncator(obj.query).chars(QUERY_TITLE_CHARS),
-            Truncator(obj.query).chars(QUERY_COLUMN_CHARS),
-        )
+        return query_cell(obj.query)
 
     @admin.display(description=_("verdict"), ordering="verifier_verdict")
     def verdict(self, obj):

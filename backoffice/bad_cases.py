@@ -20,9 +20,9 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from cases import services as case_services
-from cases.models import CATEGORY_FOR_ATTRIBUTION, BadCase, BadCaseStatus
+from cases.models import CATEGORY_FOR_ATTRIBUTION, BadCase, BadCaseCategory, BadCaseStatus
 from core.adminkit.csv_export import CSVExportMixin
-from core.adminkit.display import session_inspector_link, status_badge, verdict_badge
+from core.adminkit.display import query_cell, session_inspector_link, status_badge, verdict_badge
 from core.adminkit.mixins import TenantAdminMixin
 from core.adminkit.navigation import change_url, changelist_next, changelist_url
 from core.adminkit.paging import CappedCountPaginator
@@ -32,6 +32,9 @@ from diagnosis.messages import machine_text
 from diagnosis.models import ClaimCheck, ClaimVerdict, DiagnosisSession
 from feedback.models import FeedbackEvent
 
+TRIAGE_FIELDS = ["status", "category", "assignee", "notes"]
+TRIAGE_NEXT = "_triagenext"  # the form's "Triage & next": an open bad case becomes triaged
+MAX_BULK_ROWS = 500  # the bulk triage page lists the selection up to here
 # The claims a reviewer triaging a bad case needs to see: those the verifier did not accept.
 DOUBTED_VERDICTS = [ClaimVerdict.UNSUPPORTED, ClaimVerdict.CONTRADICTED]
 FEEDBACK_SHOWN = 20
@@ -71,7 +74,41 @@ class AssignForm(forms.Form):
     assignee = forms.ModelChoiceField(label=_("Assign to"), queryset=get_user_model().objects.none())
 
 
+class BulkTriageForm(forms.Form):
+    """What "Triage selected…" sets on every selected bad case; a blank choice keeps each one's own."""
+
+    category = forms.ChoiceField(
+        label=_("Category"), required=False, choices=[("", _("Keep each one's")), *BadCaseCategory.choices]
+    )
+    status = forms.ChoiceField(
+        label=_("Status"), required=False, choices=[("", _("Keep each one's")), *BadCaseStatus.choices]
+    )
+    note = forms.CharField(
+        label=_("Note"),
+        required=False,
+        max_length=2000,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text=_("Added to the notes of each bad case."),
+    )
+
+    def clean(self):
+        data = super().clean()
+        if not (data.get("category") or data.get("status") or data.get("note", "").strip()):
+            raise forms.ValidationError(_("Choose a category or a status, or write a note."))
+        return data
+
+
 class BadCaseForm(forms.ModelForm):
+    def clean(self):
+        """The triage rules (`bad_case_update_errors`), e.g. no reopening while another bad case of the
+        session is open: a refused save shows the form again with what was typed."""
+        data = super().clean()
+        if self.instance.pk:
+            fields = {name: data[name] for name in self.changed_data if name in TRIAGE_FIELDS and name in data}
+            for name, message in case_services.bad_case_update_errors(bad_case=self.instance, fields=fields).items():
+                self.add_error(name if name in self.fields else None, message)
+        return data
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         bad_case = self.instance
@@ -96,6 +133,7 @@ class BadCaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
     list_display = [
         "id",
         "session_display",
+        "question",
         "status_display",
         "category",
         "source",
@@ -137,7 +175,16 @@ class BadCaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
         "updated_at",
         "closed_at",
     ]
-    actions = ["assign_to_me", "assign_to_user", "mark_triaged", "mark_fixed", "mark_wont_fix", "reopen", "export_csv"]
+    actions = [
+        "triage_selected",
+        "assign_to_me",
+        "assign_to_user",
+        "mark_triaged",
+        "mark_fixed",
+        "mark_wont_fix",
+        "reopen",
+        "export_csv",
+    ]
     csv_columns = {
         "bad_case_id": "id",
         "project": "project__slug",
@@ -153,9 +200,10 @@ class BadCaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
         "updated_at": "updated_at",
         "closed_at": "closed_at",
     }
-    triage_fields = ["status", "category", "assignee", "notes"]
+    triage_fields = TRIAGE_FIELDS
     form = BadCaseForm
     change_form_template = "admin/cases/badcase/change_form.html"
+    change_list_template = "admin/cases/badcase/change_list.html"
 
     def get_queryset(self, request):
         return super().get_queryset(request).defer(*(f"session__{name}" for name in HEAVY_SESSION_FIELDS))
@@ -182,6 +230,10 @@ class BadCaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
     def status_display(self, obj):
         return status_badge(obj.status, obj.get_status_display())
 
+    @admin.display(description=_("query"))
+    def question(self, obj):
+        return query_cell(obj.session.query)
+
     @admin.display(description=_("verdict when opened"), ordering="verifier_verdict")
     def verdict_display(self, obj):
         return verdict_badge(obj.verifier_verdict, obj.get_verifier_verdict_display())
@@ -189,22 +241,27 @@ class BadCaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
     def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
         if obj is not None:
             context["bad_case_context"] = bad_case_context_get(bad_case=obj)
+        context["category_keys"] = BadCaseCategory.choices  # the keys' legend: a digit per category
         return super().render_change_form(request, context, add=add, change=change, form_url=form_url, obj=obj)
 
     def save_model(self, request, obj, form, change):
-        """Triage edits go through bad_case_update (permission, closed_at, one open per session)."""
+        """Triage edits go through bad_case_update (permission, closed_at, one open per session).
+        "Triage & next" marks a bad case left open triaged."""
         fields = {name: form.cleaned_data[name] for name in form.changed_data if name in self.triage_fields}
+        if TRIAGE_NEXT in request.POST and fields.get("status", obj.status) == BadCaseStatus.OPEN:
+            fields["status"] = BadCaseStatus.TRIAGED
         if fields:
             try:
                 case_services.bad_case_update(bad_case=obj, user=request.user, **fields)
             except ValidationError as error:
+                # The form's clean() ran the same rules; only a concurrent reopening gets here.
                 self.message_user(request, "; ".join(error.messages), messages.ERROR)
                 obj.save_refused = True  # read by response_change: stay on the form
 
     def response_change(self, request, obj):
         if getattr(obj, "save_refused", False):
             return HttpResponseRedirect(change_url(self, request, obj))
-        if "_savenext" not in request.POST:
+        if "_savenext" not in request.POST and TRIAGE_NEXT not in request.POST:
             return super().response_change(request, obj)
         self.message_user(request, gettext("Bad case #%(id)s saved.") % {"id": obj.pk}, messages.SUCCESS)
         following = changelist_next(model_admin=self, request=request, obj=obj, condition=Q(status=BadCaseStatus.OPEN))
@@ -230,6 +287,33 @@ class BadCaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
         )
         for message in failed:
             self.message_user(request, message, messages.ERROR)
+
+    @admin.action(permissions=["triage"], description=_("Triage selected…"))
+    def triage_selected(self, request, queryset):
+        """One category, status and note for every selected bad case (a page to choose them first)."""
+        applying = "apply" in request.POST
+        form = BulkTriageForm(request.POST if applying else None)
+        # The page lists the selection (a "select all" one up to MAX_BULK_ROWS); applying posts those ids.
+        listed = list(queryset.select_related("session")[: MAX_BULK_ROWS + 1])
+        if applying and form.is_valid():
+            fields = {name: form.cleaned_data[name] for name in ("category", "status") if form.cleaned_data[name]}
+            self._update_all(
+                request, queryset, gettext("Triaged in bulk"), add_note=form.cleaned_data["note"], **fields
+            )
+            return None
+        context = {
+            **self.admin_site.each_context(request),
+            "title": gettext("Triage bad cases"),
+            "opts": self.opts,
+            "form": form,
+            "bad_cases": listed[:MAX_BULK_ROWS],
+            "more": len(listed) > MAX_BULK_ROWS,
+            "max_rows": MAX_BULK_ROWS,
+            "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+            "action": "triage_selected",
+        }
+        request.current_app = self.admin_site.name
+        return TemplateResponse(request, "admin/cases/badcase/triage.html", context, status=400 if applying else 200)
 
     @admin.action(permissions=["triage"], description=_("Assign to me"))
     def assign_to_me(self, request, queryset):

@@ -7,15 +7,17 @@ actions are for bulk decisions on the stored fields.
 
 from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import FieldDoesNotExist, PermissionDenied, ValidationError
 from django.db.models import Q
 from django.http import HttpResponseRedirect
 from django.utils.html import format_html, format_html_join
+from django.utils.text import capfirst
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from cases import services as case_services
 from cases.models import Case, CaseRevision, CaseStatus
+from cases.services.library import EDITABLE_FIELDS
 from core.adminkit.csv_export import CSVExportMixin
 from core.adminkit.display import session_inspector_link, status_badge, verdict_badge
 from core.adminkit.mixins import TenantAdminMixin
@@ -38,6 +40,22 @@ class FirstValuesFilter(admin.AllValuesFieldListFilter):
         self.lookup_choices = self.lookup_choices[: self.limit]
 
 
+def _case_field(name: str):
+    try:
+        return Case._meta.get_field(name)
+    except FieldDoesNotExist:
+        return None
+
+
+def _shown_value(field, value) -> str:
+    """A stored value as the form shows it: a choice by its label."""
+    if value is None:
+        return ""
+    if field is not None and field.choices:
+        return dict(field.flatchoices).get(value, value)
+    return value
+
+
 class CaseRevisionInline(admin.TabularInline):
     """Who changed the case, when and what; written only by the case services."""
 
@@ -56,7 +74,9 @@ class CaseRevisionInline(admin.TabularInline):
         rows = []
         for name, pair in changes.items():
             old, new = (pair + [None, None])[:2] if isinstance(pair, list) else (None, pair)
-            rows.append((name, "" if old is None else old, "" if new is None else new))
+            field = _case_field(name)
+            label = capfirst(field.verbose_name) if field is not None else name
+            rows.append((label, _shown_value(field, old), _shown_value(field, new)))
         if not rows:
             return "—"
         return format_html(
@@ -86,6 +106,17 @@ class CaseForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         if self.instance.pk:
             self.fields["decision_note"].initial = self.instance.review_note
+
+    def clean(self):
+        """The case services' rules on the edited fields: a refused save shows the form again."""
+        data = super().clean()
+        changes = {name: data[name] for name in self.changed_data if name in EDITABLE_FIELDS and name in data}
+        try:
+            case_services.case_fields_clean(changes)
+        except ValidationError as error:
+            for name, messages_ in error.message_dict.items():
+                self.add_error(name if name in self.fields else None, messages_)
+        return data
 
 
 @admin.register(Case)
@@ -140,7 +171,6 @@ class CaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
         "created_at": "created_at",
         "updated_at": "updated_at",
     }
-    editable_fields = ["fault_category", "title", "query", "root_cause", "solution", "error_code", "service"]
     fieldsets = [
         (
             _("Extracted fields"),
@@ -219,7 +249,7 @@ class CaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
     def save_model(self, request, obj, form, change):
         """Edits go through case_update, which records the revision (who, when, old -> new); with a
         decide button, through case_approve / case_reject, which save them and decide in one transaction."""
-        changes = {name: form.cleaned_data[name] for name in form.changed_data if name in self.editable_fields}
+        changes = {name: form.cleaned_data[name] for name in form.changed_data if name in EDITABLE_FIELDS}
         decision = self._decision(request)
         note = form.cleaned_data.get("decision_note", "")
         try:
@@ -232,6 +262,7 @@ class CaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
         except PermissionDenied:
             raise
         except ValidationError as error:
+            # The form's clean() ran the same rules; only a concurrent change gets here.
             self.message_user(request, "; ".join(error.messages), messages.ERROR)
             obj.save_refused = True  # read by response_change: stay on the form, decide nothing
             return

@@ -355,6 +355,11 @@ SELFEVAL_CLAIM_CHECK_ROUNDS = env_int("SELFEVAL_CLAIM_CHECK_ROUNDS", 10)
 SELFEVAL_FEEDBACK_TOKEN_TTL = env_int("SELFEVAL_FEEDBACK_TOKEN_TTL", 15 * 60)
 # How long (seconds) POST /api/feedback remembers an Idempotency-Key and the answer it got.
 SELFEVAL_IDEMPOTENCY_KEY_TTL = env_int("SELFEVAL_IDEMPOTENCY_KEY_TTL", 24 * 60 * 60)
+# Round-robin assignment of new triage queue items: the name of the group whose active staff take
+# turns (e.g. "Reviewer"); empty (the default) leaves new items unassigned until someone takes them.
+SELFEVAL_TRIAGE_ROUND_ROBIN_GROUP = env_str("SELFEVAL_TRIAGE_ROUND_ROBIN_GROUP")
+# How many sessions the triage queue's "Take next" assigns at once.
+SELFEVAL_TAKE_NEXT = env_int("SELFEVAL_TAKE_NEXT", 10)
 # How many recent feedback events the trace API shows.
 SELFEVAL_TRACE_FEEDBACK_HISTORY = env_int("SELFEVAL_TRACE_FEEDBACK_HISTORY", 20)
 # Turns of a session's conversation the trace lists (GET /api/trace/<sessionId>, `conversation`).

@@ -2,7 +2,11 @@
 
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.text import Truncator
 from django.utils.translation import gettext
+
+QUERY_COLUMN_CHARS = 90  # a list's question column; the cell's title holds more
+QUERY_TITLE_CHARS = 400
 
 
 def verdict_badge(value: str, label: str) -> str:
@@ -27,3 +31,12 @@ def yes_no(value: bool | None) -> str:
     if value is None:
         return "—"
     return gettext("yes") if value else gettext("no")
+
+
+def query_cell(query: str) -> str:
+    """A list's question cell: the start of the query, more of it in the title (`.se-query`)."""
+    return format_html(
+        '<span class="se-query" title="{}">{}</span>',
+        Truncator(query).chars(QUERY_TITLE_CHARS),
+        Truncator(query).chars(QUERY_COLUMN_CHARS),
+    )

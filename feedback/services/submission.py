@@ -23,6 +23,7 @@ from diagnosis.models import DiagnosisSession, Feedback
 from diagnosis.selectors import session_get
 from diagnosis.services.session_days import session_day_key, session_days_mark_changed
 from feedback.models import EndUserVote, FeedbackClient, FeedbackEvent
+from feedback.signals import feedback_recorded
 
 RECORDED_MESSAGE = "反馈已记录"  # the seed's answer to a recorded vote
 
@@ -167,6 +168,7 @@ def _vote(
         user=submitter.user if submitter.user is not None and submitter.user.is_authenticated else None,
         end_user_id=submitter.end_user_id,
     )
+    feedback_recorded.send(sender=FeedbackEvent, session=session, value=value)
     if value == Feedback.USEFUL:
         if session.existing_case_id is not None:
             return FeedbackResult(event=event, case_id=session.existing_case_id)
