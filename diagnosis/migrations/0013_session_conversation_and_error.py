@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('diagnosis', '0011_session_day_changes'),
+        ('diagnosis', '0012_claimcheck_judge_decision'),
         ('tenancy', '0001_initial'),
     ]
 
