@@ -328,3 +328,18 @@ def session_days_compute(
     for project_id, day, count in recorded:
         row(project_id, day).reviews = count
     return rows
+
+
+def conversation_turns(*, session: DiagnosisSession) -> list[DiagnosisSession]:
+    """The turns of the session's conversation (same project and conversation id), oldest first: the
+    first SELFEVAL_TRACE_CONVERSATION_TURNS of them, in one query (the trace API and the inspector);
+    none, and no query, when the session is not part of a conversation."""
+    if not session.conversation_id:
+        return []
+    return list(
+        DiagnosisSession.objects.filter(project_id=session.project_id, conversation_id=session.conversation_id)
+        .order_by("created_at", "id")
+        .only("session_id", "conversation_id", "query", "status", "feedback", "created_at")[
+            : settings.SELFEVAL_TRACE_CONVERSATION_TURNS
+        ]
+    )

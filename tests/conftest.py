@@ -9,6 +9,7 @@ from rest_framework.test import APIClient
 
 from tests import clock, contract
 from tests.factories import ProjectFactory, UserFactory, make_api_key
+from tests.fake_openai import FakeOpenAI
 
 
 def pytest_addoption(parser):
@@ -169,3 +170,10 @@ def _is_transactional(item) -> bool:
 
 def _is_serialized(item) -> bool:
     return bool(_django_db(item).get("serialized_rollback"))
+
+
+@pytest.fixture
+def fake_openai():
+    """A local OpenAI-compatible server (tests/fake_openai.py), stopped after the test."""
+    with FakeOpenAI() as server:
+        yield server

@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from django.urls import URLResolver, get_resolver
 
 from tests import contract
 from tests.factories import chat_payload, session_ingest
@@ -30,6 +31,38 @@ def test_every_operation_documents_the_errors_it_really_answers(method, path, op
     for status in statuses - {"200", "201"}:
         schema = operation["responses"][status]["content"]["application/json"]["schema"]
         assert schema["$ref"].rsplit("/", 1)[1] in {"ErrorEnvelope", "FeedbackError"}
+
+
+def test_every_answer_documents_its_rate_limit_headers_and_every_api_view_is_throttled():
+    schema = contract.openapi_schema()
+    for path, item in schema["paths"].items():
+        for method, operation in item.items():
+            for status, response in operation["responses"].items():
+                headers = {name: header["$ref"].rsplit("/", 1)[1] for name, header in response["headers"].items()}
+                expected = {"RateLimit-Policy", "RateLimit"} | ({"Retry-After"} if status in {"429", "503"} else set())
+                assert headers == {name: name for name in expected}, (method, path, status)
+    assert schema["components"]["headers"]["Retry-After"]["schema"] == {"type": "integer", "minimum": 0}
+    # The headers are documented on every operation because every API view counts its requests in a scope
+    # (the schema's own views are not operations of it).
+    views = {
+        pattern.callback.cls
+        for pattern in _api_patterns(get_resolver().url_patterns)
+        if hasattr(pattern.callback, "cls")
+    }
+    unscoped = [
+        view.__name__
+        for view in views
+        if not view.__module__.startswith("drf_spectacular.") and not hasattr(view, "throttle_scope")
+    ]
+    assert not unscoped
+
+
+def _api_patterns(patterns):
+    for pattern in patterns:
+        if isinstance(pattern, URLResolver):
+            yield from _api_patterns(pattern.url_patterns)
+        else:
+            yield pattern
 
 
 def test_executor_output_is_a_typed_component_with_the_settings_limits(settings):

@@ -192,3 +192,53 @@ def test_counters_are_keyed_by_the_keys_prefix_never_its_stored_hash(api_key, pr
 
     assert cache_key == f"throttle_sessions_key:{key.prefix}"
     assert key.hashed_key not in cache_key and key.pk not in cache_key
+
+
+# --- RateLimit headers (draft-ietf-httpapi-ratelimit-headers-10) -------------------------------------------------
+
+
+def test_every_answer_says_the_budget_left_in_its_scopes_window(api, project, clock):
+    make_session(project)
+    clock[0] += 18  # 42 seconds left of the window
+
+    answers = [vote(api) for _ in range(4)]
+
+    assert [answer.status_code for answer in answers] == [200, 200, 200, 429]
+    assert {answer["RateLimit-Policy"] for answer in answers} == {'"feedback";q=3;w=60'}
+    assert [answer["RateLimit"] for answer in answers] == [
+        '"feedback";r=2;t=42',
+        '"feedback";r=1;t=42',
+        '"feedback";r=0;t=42',
+        '"feedback";r=0;t=42',
+    ]
+    assert answers[-1]["Retry-After"] == "42"
+
+
+@pytest.mark.parametrize("scope", sorted(SCOPES))
+def test_each_scope_names_its_own_policy(api, project, clock, monkeypatch, scope):
+    for number, name in enumerate(sorted(SCOPES), start=10):
+        monkeypatch.setitem(ClientScopedRateThrottle.THROTTLE_RATES, name, f"{number}/min")
+    quota = 10 + sorted(SCOPES).index(scope)
+
+    response = SCOPES[scope](api)
+
+    assert response["RateLimit-Policy"] == f'"{scope}";q={quota};w=60'
+    assert response["RateLimit"] == f'"{scope}";r={quota - 1};t=60'
+
+
+def test_a_refused_credential_says_its_own_budget_and_an_unchecked_one_none(api_key, project, auth_failures, clock):
+    prefix = api_key.partition(".")[0]
+    first = sessions_as(f"{prefix}.guess")
+    for n in range(5):
+        sessions_as(f"{prefix}.guess{n}")
+
+    refused = sessions_as(f"{prefix}.guess-again")
+
+    assert first.status_code == 401 and "RateLimit" not in first  # refused before any budget was counted
+    assert refused.status_code == 429
+    assert (refused["RateLimit-Policy"], refused["RateLimit"]) == ('"auth_failure";q=5;w=60', '"auth_failure";r=0;t=60')
+    assert refused["Retry-After"] == "60"
+
+
+def test_pages_outside_the_api_carry_no_rate_limit(client):
+    assert "RateLimit" not in client.get("/healthz")

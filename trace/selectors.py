@@ -22,7 +22,7 @@ from diagnosis.models import (
     InvocationStatus,
     ToolInvocation,
 )
-from diagnosis.selectors import session_get
+from diagnosis.selectors import conversation_turns, session_get
 from feedback.models import FeedbackEvent
 
 
@@ -120,21 +120,6 @@ def trace_get(
         case=Case.objects.filter(session=session).first(),
         bad_case=bad_case,
         conversation=conversation_turns(session=session),
-    )
-
-
-def conversation_turns(*, session: DiagnosisSession) -> list[DiagnosisSession]:
-    """The turns of the session's conversation (same project and conversation id), oldest first, at
-    most SELFEVAL_TRACE_CONVERSATION_TURNS of them around none in particular: the first ones. One
-    query; none when the session is not part of a conversation."""
-    if not session.conversation_id:
-        return []
-    return list(
-        DiagnosisSession.objects.filter(project_id=session.project_id, conversation_id=session.conversation_id)
-        .order_by("created_at", "id")
-        .only("session_id", "conversation_id", "query", "status", "feedback", "created_at")[
-            : settings.SELFEVAL_TRACE_CONVERSATION_TURNS
-        ]
     )
 
 

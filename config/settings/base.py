@@ -99,6 +99,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "core.api.middleware.NulInURLMiddleware",
+    "core.api.middleware.RateLimitHeadersMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -279,14 +280,19 @@ SPECTACULAR_SETTINGS = {
         "Every write endpoint takes a compressed request body: `Content-Encoding: gzip` (or `deflate`) is a "
         "header of the transport, set by the HTTP client that compresses the body, not an operation parameter; "
         "SELFEVAL_MAX_BODY_BYTES applies to the body once inflated, another coding is a 415. Answers carry "
-        "`RateLimit` and `RateLimit-Policy` (IETF draft) for the operation's throttle scope; a 429 or a 503 "
-        "carries `Retry-After`."
+        "`RateLimit-Policy` and `RateLimit` (IETF draft-ietf-httpapi-ratelimit-headers-10) for the operation's "
+        'throttle scope, e.g. `RateLimit-Policy: "feedback";q=600;w=60` and `RateLimit: "feedback";r=597;t=42` '
+        "(requests left, seconds until the window resets); a 429 or a 503 carries `Retry-After`."
     ),
     "VERSION": "1.0.0",
     # JSON Schema 2020-12: a null alternative is `"type": [..., "null"]` or `oneOf [..., {"type": "null"}]`,
     # which strict validators (openapi-core) and model generators read, unlike 3.0's `nullable` beside a `$ref`.
     "OAS_VERSION": "3.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "core.api.schema.response_headers_postprocess",
+    ],
     "COMPONENT_SPLIT_REQUEST": True,
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     # Swagger UI is served from the sidecar package's static files, never from a CDN.
@@ -390,6 +396,8 @@ SELFEVAL_LLM_API_KEY = env_str("SELFEVAL_LLM_API_KEY")
 SELFEVAL_LLM_TIMEOUT = env_float("SELFEVAL_LLM_TIMEOUT", 20.0)
 SELFEVAL_LLM_RETRIES = env_int("SELFEVAL_LLM_RETRIES", 2)
 SELFEVAL_LLM_RETRY_BACKOFF = env_float("SELFEVAL_LLM_RETRY_BACKOFF", 0.5)
+# The longest wait between two attempts; an endpoint asking (Retry-After) for longer is not asked again.
+SELFEVAL_LLM_RETRY_MAX_WAIT = env_float("SELFEVAL_LLM_RETRY_MAX_WAIT", 30.0)
 SELFEVAL_LLM_CACHE_SECONDS = env_int("SELFEVAL_LLM_CACHE_SECONDS", 7 * 86400)
 if SELFEVAL_JUDGE != "deterministic" and not (SELFEVAL_LLM_BASE_URL and SELFEVAL_LLM_MODEL):
     raise ImproperlyConfigured(f"SELFEVAL_JUDGE={SELFEVAL_JUDGE} needs SELFEVAL_LLM_BASE_URL and SELFEVAL_LLM_MODEL")

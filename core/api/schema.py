@@ -72,3 +72,45 @@ class LangfuseBasicScheme(OpenApiAuthenticationExtension):
             "scheme": "basic",
             "description": "Langfuse SDK credentials: the API key's prefix as the public key, the API key as the secret.",
         }
+
+
+# The answers' headers every operation documents: each is throttled (a test holds every API view to a
+# throttle scope), so each answer past authentication says its budget; a 429 or a 503 says when to retry.
+RESPONSE_HEADERS = {
+    "RateLimit-Policy": {
+        "description": "The operation's quota policy, named after its throttle scope (draft-ietf-httpapi-ratelimit-"
+        'headers-10): `"<scope>";q=<requests>;w=<window seconds>`. Absent when the request was refused before '
+        "it was counted (credentials).",
+        "schema": {"type": "string"},
+        "example": '"feedback";q=600;w=60',
+    },
+    "RateLimit": {
+        "description": 'What is left of the policy\'s window: `"<scope>";r=<requests left>;t=<seconds until it '
+        "resets>`.",
+        "schema": {"type": "string"},
+        "example": '"feedback";r=597;t=42',
+    },
+}
+RETRY_AFTER_HEADER = {
+    "description": "Seconds to wait before retrying",
+    "schema": {"type": "integer", "minimum": 0},
+    "example": 30,
+}
+RETRY_AFTER_STATUSES = {"429", "503"}
+
+
+def response_headers_postprocess(result: dict, generator, request, public: bool) -> dict:
+    """drf-spectacular postprocessing hook: the RateLimit headers on every answer of every operation,
+    Retry-After on its 429 and 503, each defined once under components.headers."""
+    headers = result.setdefault("components", {}).setdefault("headers", {})
+    headers.update(RESPONSE_HEADERS)
+    headers["Retry-After"] = RETRY_AFTER_HEADER
+    references = {name: {"$ref": f"#/components/headers/{name}"} for name in RESPONSE_HEADERS}
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            for status_code, response in operation.get("responses", {}).items():
+                documented = response.setdefault("headers", {})
+                documented.update(references)
+                if status_code in RETRY_AFTER_STATUSES:
+                    documented["Retry-After"] = {"$ref": "#/components/headers/Retry-After"}
+    return result

@@ -77,6 +77,8 @@ TRACE_UPDATE_FIELDS = [
     "span_count",
     "stored_bytes",
     "rejected_spans",
+    "last_rejection",
+    "last_rejected_at",
     "error",
     "last_span_at",
     "ingested_at",
