@@ -61,6 +61,6 @@ def drop(apps, schema_editor):
 class Migration(migrations.Migration):
     atomic = False
 
-    dependencies = [("diagnosis", "0012_claimcheck_judge_decision")]
+    dependencies = [("diagnosis", "0013_session_conversation_and_error")]
 
     operations = [migrations.RunPython(create, drop, elidable=False)]
