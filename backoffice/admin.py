@@ -7,6 +7,7 @@ edits one: the change view is the inspector, and every action goes through a ser
 import datetime as dt
 
 from django.contrib import admin, messages
+from django.contrib.admin.views.main import SEARCH_VAR
 from django.core.exceptions import PermissionDenied
 from django.db.models import Exists, OuterRef, Q
 from django.http import Http404, HttpResponseBadRequest, HttpResponseRedirect, JsonResponse
@@ -16,8 +17,6 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.dateformat import format as date_format
 from django.utils.dateparse import parse_date, parse_datetime
-from django.utils.html import format_html
-from django.utils.text import Truncator
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
@@ -41,7 +40,7 @@ from backoffice.triage import TRIAGE_CHANGELIST, lock_holder_name, presence_labe
 from cases import services as case_services
 from cases.models import BadCase, BadCaseSource, Case
 from core.adminkit.csv_export import CSVExportMixin
-from core.adminkit.display import verdict_badge
+from core.adminkit.display import query_cell, verdict_badge
 from core.adminkit.mixins import ReadOnlyAdminMixin, TenantAdminMixin
 from core.adminkit.paging import CappedCountPaginator
 from diagnosis.admin import HEAVY_SESSION_FIELDS
@@ -52,7 +51,7 @@ from diagnosis.models import (
     DiagnosisSession,
     ReviewJudgement,
 )
-from diagnosis.selectors import session_has_claim_and_source, session_text_search
+from diagnosis.selectors import session_has_claim_and_source, session_text_search, session_text_search_floor
 from diagnosis.services import evaluation
 from diagnosis.services.reviews import session_mark_reviewed
 from feedback.models import FeedbackEvent
@@ -115,8 +114,7 @@ class LanguageFilter(FixedChoicesFilter):
     options = [("zh", _("Chinese")), ("en", _("English"))]
 
 
-QUERY_COLUMN_CHARS = 90  # the list's query column; the cell's title holds more
-QUERY_TITLE_CHARS = 400
+SEARCH_COUNT_CAP = 1000  # a searched list counts up to here ("1,000+")
 
 
 def _instant(raw: str | None):
@@ -176,9 +174,8 @@ class DiagnosisSessionAdmin(
     paginator = CappedCountPaginator
     search_fields = ["session_id"]
     search_help_text = _(
-        "An exact session id or alert service, else text in the query or the answer, within the chosen "
-        "creation dates (the last 7 days when none are chosen; a year at most, a month for a term of one or two "
-        "characters)."
+        "An exact session id or alert service, else text in the query or the answer, over the chosen creation "
+        "dates (every date when none are chosen)."
     )
     actions = [*SessionActionsMixin.actions, "export_csv"]
     csv_columns = {
@@ -216,23 +213,37 @@ class DiagnosisSessionAdmin(
     def get_queryset(self, request):
         return super().get_queryset(request).defer(*HEAVY_SESSION_FIELDS)
 
+    def get_paginator(self, request, queryset, per_page, orphans=0, allow_empty_first_page=True):
+        paginator = super().get_paginator(request, queryset, per_page, orphans, allow_empty_first_page)
+        if request.GET.get(SEARCH_VAR, "").strip():
+            # A row a text search reads without its index costs a function call (the gram index's
+            # expression): the count stops sooner.
+            paginator.cap = SEARCH_COUNT_CAP
+        return paginator
+
     def get_search_results(self, request, queryset, search_term):
-        """An exact session id or alert service first (two index lookups); else the text search,
-        bounded by the list's date range (`session_text_search`)."""
+        """An exact session id or alert service first (two index lookups); else the text search over the
+        list's date range (`session_text_search`), saying so when the term is too short for an index."""
         term = search_term.strip()
         if not term:
             return queryset, False
         exact = queryset.filter(Q(session_id=term) | Q(alert_service=term))
         if exact.exists():
             return exact, False
-        found = session_text_search(
-            sessions=queryset,
-            term=term,
-            since=_instant(request.GET.get("created_at__gte")),
-            until=_instant(request.GET.get("created_at__lt")),
-            now=timezone.now(),
+        since, until, now = (
+            _instant(request.GET.get("created_at__gte")),
+            _instant(request.GET.get("created_at__lt")),
+            timezone.now(),
         )
-        return found, False
+        floor = session_text_search_floor(term=term, since=since, until=until, now=now)
+        if floor != since and not getattr(request, "list_place_only", False):  # not for the inspector's walk
+            self.message_user(
+                request,
+                gettext("“%(term)s” is too short to search every date: sessions created since %(day)s are searched.")
+                % {"term": term, "day": date_format(timezone.localtime(floor), "Y-m-d")},
+                messages.INFO,
+            )
+        return session_text_search(sessions=queryset, term=term, since=since, until=until, now=now), False
 
     @admin.display(description=_("created at"), ordering="created_at")
     def created(self, obj):
@@ -241,11 +252,7 @@ class DiagnosisSessionAdmin(
 
     @admin.display(description=_("query"))
     def query_short(self, obj):
-        return format_html(
-            '<span class="se-query" title="{}">{}</span>',
-            Truncator(obj.query).chars(QUERY_TITLE_CHARS),
-            Truncator(obj.query).chars(QUERY_COLUMN_CHARS),
-        )
+        return query_cell(obj.query)
 
     @admin.display(description=_("verdict"), ordering="verifier_verdict")
     def verdict(self, obj):

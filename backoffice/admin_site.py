@@ -19,6 +19,7 @@ from core.tenancy.access import Access
 gettext_noop("- Select an option -")
 gettext_noop("Filter by %(field_name)s")
 SESSION_VIEW_PERMISSION = "diagnosis.view_diagnosissession"
+TRACE_VIEW_PERMISSION = "otlp.view_bufferedtrace"
 
 
 class SelfEvalAdminSite(admin.AdminSite):
@@ -47,7 +48,13 @@ class SelfEvalAdminSite(admin.AdminSite):
             "title": gettext("Dashboard"),
             "app_list": self.get_app_list(request),
             **range_context,
-            **pages.dashboard_context(date_range=date_range, access=self.access(request), url=url, site_name=self.name),
+            **pages.dashboard_context(
+                date_range=date_range,
+                access=self.access(request),
+                trace_access=Access.for_user(request.user, permission=TRACE_VIEW_PERMISSION),
+                url=url,
+                site_name=self.name,
+            ),
             **(extra_context or {}),
         }
         request.current_app = self.name

@@ -11,6 +11,9 @@ class BackOfficeConfig(AppConfig):
     label = "backoffice"
     verbose_name = _("Back office")
 
+    def ready(self) -> None:
+        from backoffice import receivers  # noqa: F401 (connects to the apps' signals)
+
 
 class SelfEvalAdminConfig(admin_apps.AdminConfig):
     """Django's admin with the back office's site as the default site (named in INSTALLED_APPS)."""

@@ -27,6 +27,7 @@ from diagnosis.selectors import (
     sessions_needing_review,
 )
 from diagnosis.services.session_days import session_days_settle
+from otlp.selectors import Refusals, refusals_count
 
 VERDICTS = CUBE_VERDICTS
 FEEDBACKS = CUBE_FEEDBACKS
@@ -194,6 +195,7 @@ class Dashboard:
     needs_review: int  # the triage queue's count: every date, not only the range
     open_bad_cases: int
     pending_cases: int
+    refusals: Refusals | None  # spans refused over OTLP; None for a user who may not see traces
 
     @property
     def total(self) -> int:
@@ -240,7 +242,9 @@ class Dashboard:
         return max(self.totals.score_buckets, default=0)
 
 
-def dashboard_get(*, date_range: DateRange, access: Access) -> Dashboard:
+def dashboard_get(*, date_range: DateRange, access: Access, trace_access: Access | None = None) -> Dashboard:
+    """The figures of the sessions `access` sees; the OTLP refusals of the traces `trace_access` sees
+    (none without it)."""
     days = range_days(date_range=date_range, access=access)
     return Dashboard(
         range=date_range,
@@ -249,6 +253,9 @@ def dashboard_get(*, date_range: DateRange, access: Access) -> Dashboard:
         needs_review=sessions_needing_review(access=access).count(),
         open_bad_cases=BadCase.objects.visible_to(access).filter(status__in=OPEN_BAD_CASE_STATUSES).count(),
         pending_cases=Case.objects.visible_to(access).filter(status=CaseStatus.PENDING).count(),
+        refusals=None
+        if trace_access is None or trace_access.sees_nothing
+        else refusals_count(access=trace_access, since=date_range.start_at, before=date_range.end_before),
     )
 
 

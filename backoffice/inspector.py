@@ -44,6 +44,7 @@ from diagnosis.models import (
     SessionReview,
     ToolInvocation,
 )
+from diagnosis.selectors import conversation_turns
 from diagnosis.services.producers.gatekeeper import excerpt_locate
 from diagnosis.services.producers.judges.analysis import Analysis, analyse
 from diagnosis.services.producers.judges.matching import claim_units, unit_hit, unit_needles
@@ -241,6 +242,7 @@ class Inspection:
     cases: list
     bad_cases: list
     reviews: list[SessionReview]
+    conversation: list[DiagnosisSession]  # the turns of its conversation in order, itself included; [] for none
     raw_json: str
 
 
@@ -306,5 +308,6 @@ def inspection_get(*, session: DiagnosisSession, feedback_events, cases, bad_cas
         cases=cases,
         bad_cases=bad_cases,
         reviews=list(SessionReview.objects.filter(session=session).select_related("reviewer")),
+        conversation=conversation_turns(session=session),
         raw_json=json.dumps(evaluation.container, ensure_ascii=False, indent=2, sort_keys=True),
     )

@@ -125,9 +125,12 @@ def trends_context(*, days: list[DayFigures], url: SessionListUrl) -> dict[str, 
     return {"verdict_mix": verdict_mix, "useful_rate": useful_rate, "agreement": agreement, "throughput": throughput}
 
 
-def dashboard_context(*, date_range: DateRange, access: Access, url: SessionListUrl, site_name: str) -> dict[str, Any]:
-    """Every figure of the dashboard for the range, each with the link to its sessions."""
-    board = dashboard_selectors.dashboard_get(date_range=date_range, access=access)
+def dashboard_context(
+    *, date_range: DateRange, access: Access, trace_access: Access, url: SessionListUrl, site_name: str
+) -> dict[str, Any]:
+    """Every figure of the dashboard for the range, each with the link to its sessions (to its traces
+    for the spans refused over OTLP)."""
+    board = dashboard_selectors.dashboard_get(date_range=date_range, access=access, trace_access=trace_access)
     total = board.total
     verdict_labels = dict(VerifierVerdict.choices) | {"": gettext("No verdict")}
     verdicts = [
@@ -174,6 +177,15 @@ def dashboard_context(*, date_range: DateRange, access: Access, url: SessionList
             "open_bad_cases": reverse("admin:cases_badcase_changelist", current_app=site_name)
             + "?status__in=open,triaged",
             "pending_cases": reverse("admin:cases_case_changelist", current_app=site_name) + "?status__exact=pending",
+            "refused_traces": reverse("admin:otlp_bufferedtrace_changelist", current_app=site_name)
+            + "?"
+            + urlencode(
+                {
+                    "refused": "yes",
+                    "last_rejected_at__gte": date_range.start_at.isoformat(sep=" "),
+                    "last_rejected_at__lt": date_range.end_before.isoformat(sep=" "),
+                }
+            ),
             "calibration": reverse("admin:calibration", current_app=site_name)
             + "?"
             + urlencode({"start": date_range.start.isoformat(), "end": date_range.end.isoformat()}),

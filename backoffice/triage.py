@@ -5,18 +5,23 @@ actions (re-run, open bad cases, review one by one) plus take and release; the c
 A row opens the session inspector, which walks this queue with its filters (`listing`).
 """
 
+import copy
 import datetime as dt
 
+from django.conf import settings
 from django.contrib import admin, messages
+from django.contrib.admin.options import IncorrectLookupParameters
+from django.core.exceptions import PermissionDenied
 from django.db.models import Q
-from django.http import HttpResponseRedirect
+from django.http import HttpResponseRedirect, QueryDict
+from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.html import format_html, format_html_join
-from django.utils.text import Truncator
 from django.utils.timesince import timesince
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
+from django.views.decorators.http import require_POST
 
 from backoffice.actions import MAX_ACTION_ROWS, SessionActionsMixin
 from backoffice.listing import FILTERS_VAR, InspectorListMixin, inspector_url
@@ -25,8 +30,9 @@ from backoffice.services.sharing import (
     lock_is_live,
     triage_assignments_release,
     triage_assignments_take,
+    triage_assignments_take_next,
 )
-from core.adminkit.display import verdict_badge
+from core.adminkit.display import query_cell, verdict_badge
 from core.adminkit.mixins import ReadOnlyAdminMixin, TenantAdminMixin
 from core.adminkit.paging import CappedCountPaginator
 from diagnosis.admin import HEAVY_SESSION_FIELDS
@@ -118,6 +124,51 @@ class TriageQueueAdmin(InspectorListMixin, SessionActionsMixin, TenantAdminMixin
         queued = sessions_needing_review(access=self.access(request), queryset=super().get_queryset(request))
         return queued.defer(*HEAVY_SESSION_FIELDS)
 
+    def get_urls(self):
+        name = f"{self.opts.app_label}_{self.opts.model_name}_take_next"
+        take_next = self.admin_site.admin_view(require_POST(self.take_next_view))
+        return [path("take-next/", take_next, name=name), *super().get_urls()]
+
+    def changelist_view(self, request, extra_context=None):
+        context = {"can_take_next": self.has_review_permission(request), "take_next": settings.SELFEVAL_TAKE_NEXT}
+        return super().changelist_view(request, {**context, **(extra_context or {})})
+
+    def take_next_view(self, request):
+        """ "Take next N": the oldest sessions nobody has taken, of the queue as filtered, become the
+        reviewer's; then their queue ("My queue") with the same filters."""
+        if not self.has_review_permission(request):
+            raise PermissionDenied
+        filters = QueryDict(request.POST.get(FILTERS_VAR, ""), mutable=True)
+        filters.pop("p", None)
+        filters.pop(AssigneeFilter.parameter_name, None)
+        queue = self._filtered_queue(request, filters)
+        taken = triage_assignments_take_next(queue=queue, user=request.user, count=settings.SELFEVAL_TAKE_NEXT)
+        for session in queue.model.objects.filter(pk__in=taken).only("pk", "session_id"):
+            self.log_change(request, session, gettext("Took the session for review"))
+        if taken:
+            self.message_user(
+                request,
+                ngettext("%(n)d session is now in your queue.", "%(n)d sessions are now in your queue.", len(taken))
+                % {"n": len(taken)},
+                messages.SUCCESS,
+            )
+        else:
+            self.message_user(request, gettext("No session is left to take in this list."), messages.INFO)
+        filters[AssigneeFilter.parameter_name] = "me"
+        return HttpResponseRedirect(
+            f"{reverse(TRIAGE_CHANGELIST, current_app=self.admin_site.name)}?{filters.urlencode()}"
+        )
+
+    def _filtered_queue(self, request, filters: QueryDict):
+        """The queue with the list's filters, search and access, as the changelist builds it."""
+        list_request = copy.copy(request)
+        list_request.GET = filters
+        list_request.list_place_only = True
+        try:
+            return self.get_changelist_instance(list_request).queryset
+        except IncorrectLookupParameters:
+            return self.get_queryset(request)
+
     def change_view(self, request, object_id, form_url="", extra_context=None):
         # A queue item is a session: its page is the inspector, walking this queue.
         filters = request.GET.get(FILTERS_VAR, "")
@@ -144,7 +195,7 @@ class TriageQueueAdmin(InspectorListMixin, SessionActionsMixin, TenantAdminMixin
 
     @admin.display(description=_("query"))
     def question(self, obj):
-        return Truncator(obj.query).chars(90)
+        return query_cell(obj.query)
 
     @admin.display(description=_("who"))
     def who(self, obj):

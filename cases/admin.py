@@ -1,4 +1,4 @@
-"""Case curation (approve / reject with cases.approve_case) and bad-case triage.
+"""Case curation (approve / reject with cases.approve_case).
 
 An approver decides on the case form ("Save & approve" / "Save & reject": the edits and the
 decision in one transaction) and moves on to the next pending case; the list's approve / reject
@@ -7,20 +7,19 @@ actions are for bulk decisions on the stored fields.
 
 from django import forms
 from django.contrib import admin, messages
-from django.contrib.auth import get_user_model
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import FieldDoesNotExist, PermissionDenied, ValidationError
 from django.db.models import Q
 from django.http import HttpResponseRedirect
-from django.template.response import TemplateResponse
-from django.urls import reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.text import capfirst
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from cases import services as case_services
-from cases.models import CATEGORY_FOR_ATTRIBUTION, BadCaseStatus, Case, CaseRevision, CaseStatus
+from cases.models import Case, CaseRevision, CaseStatus
+from cases.services.library import EDITABLE_FIELDS
 from core.adminkit.csv_export import CSVExportMixin
-from core.adminkit.display import verdict_badge
+from core.adminkit.display import session_inspector_link, status_badge, verdict_badge
 from core.adminkit.mixins import TenantAdminMixin
 from core.adminkit.navigation import change_url, changelist_next, changelist_url
 from core.adminkit.paging import CappedCountPaginator
@@ -41,15 +40,20 @@ class FirstValuesFilter(admin.AllValuesFieldListFilter):
         self.lookup_choices = self.lookup_choices[: self.limit]
 
 
-def session_link(session) -> str:
-    if session is None:
-        return "—"
-    url = reverse("admin:diagnosis_diagnosissession_change", args=[session.pk])
-    return format_html('<a href="{}">{}</a>', url, session.session_id)
+def _case_field(name: str):
+    try:
+        return Case._meta.get_field(name)
+    except FieldDoesNotExist:
+        return None
 
 
-def status_badge(value: str, label: str) -> str:
-    return format_html('<span class="se-badge se-status-{}">{}</span>', value, label)
+def _shown_value(field, value) -> str:
+    """A stored value as the form shows it: a choice by its label."""
+    if value is None:
+        return ""
+    if field is not None and field.choices:
+        return dict(field.flatchoices).get(value, value)
+    return value
 
 
 class CaseRevisionInline(admin.TabularInline):
@@ -70,7 +74,9 @@ class CaseRevisionInline(admin.TabularInline):
         rows = []
         for name, pair in changes.items():
             old, new = (pair + [None, None])[:2] if isinstance(pair, list) else (None, pair)
-            rows.append((name, "" if old is None else old, "" if new is None else new))
+            field = _case_field(name)
+            label = capfirst(field.verbose_name) if field is not None else name
+            rows.append((label, _shown_value(field, old), _shown_value(field, new)))
         if not rows:
             return "—"
         return format_html(
@@ -100,6 +106,17 @@ class CaseForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         if self.instance.pk:
             self.fields["decision_note"].initial = self.instance.review_note
+
+    def clean(self):
+        """The case services' rules on the edited fields: a refused save shows the form again."""
+        data = super().clean()
+        changes = {name: data[name] for name in self.changed_data if name in EDITABLE_FIELDS and name in data}
+        try:
+            case_services.case_fields_clean(changes)
+        except ValidationError as error:
+            for name, messages_ in error.message_dict.items():
+                self.add_error(name if name in self.fields else None, messages_)
+        return data
 
 
 @admin.register(Case)
@@ -154,7 +171,6 @@ class CaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
         "created_at": "created_at",
         "updated_at": "updated_at",
     }
-    editable_fields = ["fault_category", "title", "query", "root_cause", "solution", "error_code", "service"]
     fieldsets = [
         (
             _("Extracted fields"),
@@ -218,7 +234,7 @@ class CaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
 
     @admin.display(description=_("session"), ordering="diagnosis_id")
     def session_display(self, obj):
-        return session_link(obj.session)
+        return session_inspector_link(obj.session) if obj.session else "—"
 
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
         # Checked before the form is even read: without the permission nothing is saved either.
@@ -233,7 +249,7 @@ class CaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
     def save_model(self, request, obj, form, change):
         """Edits go through case_update, which records the revision (who, when, old -> new); with a
         decide button, through case_approve / case_reject, which save them and decide in one transaction."""
-        changes = {name: form.cleaned_data[name] for name in form.changed_data if name in self.editable_fields}
+        changes = {name: form.cleaned_data[name] for name in form.changed_data if name in EDITABLE_FIELDS}
         decision = self._decision(request)
         note = form.cleaned_data.get("decision_note", "")
         try:
@@ -246,6 +262,7 @@ class CaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
         except PermissionDenied:
             raise
         except ValidationError as error:
+            # The form's clean() ran the same rules; only a concurrent change gets here.
             self.message_user(request, "; ".join(error.messages), messages.ERROR)
             obj.save_refused = True  # read by response_change: stay on the form, decide nothing
             return
@@ -329,211 +346,3 @@ class CaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
             % {"n": count},
             messages.SUCCESS,
         )
-
-
-class AssignForm(forms.Form):
-    assignee = forms.ModelChoiceField(label=_("Assign to"), queryset=get_user_model().objects.none())
-
-
-class BadCaseForm(forms.ModelForm):
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        bad_case = self.instance
-        # Only shown, never stored by itself: the unbound form offers the attribution's category
-        # while nobody has chosen one; saving it is the reviewer's choice (a bound form's initial
-        # stays the stored blank, so the suggestion counts as a change).
-        if self.is_bound or not bad_case.pk or bad_case.category or "category" not in self.fields:
-            return
-        attribution = bad_case.session.failure_attribution
-        suggested = CATEGORY_FOR_ATTRIBUTION.get(attribution)
-        if suggested:
-            self.initial["category"] = suggested
-            self.fields["category"].help_text = gettext(
-                "Suggested from the failure attribution (%(attribution)s); change it if it does not fit."
-            ) % {"attribution": bad_case.session.get_failure_attribution_display()}
-
-
-class BadCaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
-    """Bad-case triage. Registered by the back office, which adds the session panel
-    (`backoffice/bad_cases.py`: it reads feedback, which this app may not import)."""
-
-    list_display = [
-        "id",
-        "session_display",
-        "status_display",
-        "category",
-        "source",
-        "assignee",
-        "feedback_count",
-        "verdict_display",
-        "created_at",
-    ]
-    list_display_links = ["id"]
-    list_filter = ["status", "category", "source", "project", ("assignee", admin.RelatedOnlyFieldListFilter)]
-    search_fields = ["=session__session_id"]
-    list_select_related = ["session", "assignee", "project"]
-    show_full_result_count = False
-    show_facets = admin.ShowFacets.NEVER
-    paginator = CappedCountPaginator
-    list_per_page = 50
-    # What the reviewer sets first, next to the buttons; the bookkeeping after it.
-    fields = [
-        "status",
-        "category",
-        "assignee",
-        "notes",
-        "session",
-        "project",
-        "source",
-        "verifier_verdict",
-        "feedback_count",
-        "created_at",
-        "updated_at",
-        "closed_at",
-    ]
-    readonly_fields = [
-        "session",
-        "project",
-        "source",
-        "verifier_verdict",
-        "feedback_count",
-        "created_at",
-        "updated_at",
-        "closed_at",
-    ]
-    actions = ["assign_to_me", "assign_to_user", "mark_triaged", "mark_fixed", "mark_wont_fix", "reopen", "export_csv"]
-    csv_columns = {
-        "bad_case_id": "id",
-        "project": "project__slug",
-        "session_id": "session__session_id",
-        "status": "status",
-        "category": "category",
-        "source": "source",
-        "assignee": "assignee__username",
-        "verifier_verdict": "verifier_verdict",
-        "feedback_count": "feedback_count",
-        "notes": "notes",
-        "created_at": "created_at",
-        "updated_at": "updated_at",
-        "closed_at": "closed_at",
-    }
-    triage_fields = ["status", "category", "assignee", "notes"]
-    form = BadCaseForm
-    change_form_template = "admin/cases/badcase/change_form.html"
-
-    def get_queryset(self, request):
-        return super().get_queryset(request).defer(*(f"session__{name}" for name in HEAVY_SESSION_FIELDS))
-
-    def has_add_permission(self, request):
-        return False  # opened from feedback, the verifier or the session inspector
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-    def has_triage_permission(self, request) -> bool:
-        return request.user.has_perm("cases.change_badcase")
-
-    def formfield_for_foreignkey(self, db_field, request, **kwargs):
-        if db_field.name == "assignee":
-            kwargs["queryset"] = get_user_model().objects.filter(is_staff=True, is_active=True).order_by("username")
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)
-
-    @admin.display(description=_("session"), ordering="session__session_id")
-    def session_display(self, obj):
-        return session_link(obj.session)
-
-    @admin.display(description=_("status"), ordering="status")
-    def status_display(self, obj):
-        return status_badge(obj.status, obj.get_status_display())
-
-    @admin.display(description=_("verdict when opened"), ordering="verifier_verdict")
-    def verdict_display(self, obj):
-        return verdict_badge(obj.verifier_verdict, obj.get_verifier_verdict_display())
-
-    def save_model(self, request, obj, form, change):
-        """Triage edits go through bad_case_update (permission, closed_at, one open per session)."""
-        fields = {name: form.cleaned_data[name] for name in form.changed_data if name in self.triage_fields}
-        if fields:
-            try:
-                case_services.bad_case_update(bad_case=obj, user=request.user, **fields)
-            except ValidationError as error:
-                self.message_user(request, "; ".join(error.messages), messages.ERROR)
-                obj.save_refused = True  # read by response_change: stay on the form
-
-    def response_change(self, request, obj):
-        if getattr(obj, "save_refused", False):
-            return HttpResponseRedirect(change_url(self, request, obj))
-        if "_savenext" not in request.POST:
-            return super().response_change(request, obj)
-        self.message_user(request, gettext("Bad case #%(id)s saved.") % {"id": obj.pk}, messages.SUCCESS)
-        following = changelist_next(model_admin=self, request=request, obj=obj, condition=Q(status=BadCaseStatus.OPEN))
-        if following is None:
-            self.message_user(request, gettext("No more open bad cases in this list."), messages.INFO)
-            return HttpResponseRedirect(changelist_url(self, request))
-        return HttpResponseRedirect(change_url(self, request, following))
-
-    def _update_all(self, request, queryset, done, **fields) -> None:
-        count, failed = 0, []
-        for bad_case in queryset:
-            try:
-                case_services.bad_case_update(bad_case=bad_case, user=request.user, **fields)
-            except ValidationError as error:
-                failed.append(f"#{bad_case.pk}: {'; '.join(error.messages)}")
-                continue
-            self.log_change(request, bad_case, done)
-            count += 1
-        self.message_user(
-            request,
-            ngettext("%(n)d bad case updated.", "%(n)d bad cases updated.", count) % {"n": count},
-            messages.SUCCESS if count else messages.WARNING,
-        )
-        for message in failed:
-            self.message_user(request, message, messages.ERROR)
-
-    @admin.action(permissions=["triage"], description=_("Assign to me"))
-    def assign_to_me(self, request, queryset):
-        self._update_all(
-            request,
-            queryset,
-            gettext("Assigned to %(user)s") % {"user": request.user.get_username()},
-            assignee=request.user,
-        )
-
-    @admin.action(permissions=["triage"], description=_("Assign to a user…"))
-    def assign_to_user(self, request, queryset):
-        form = AssignForm(request.POST if "apply" in request.POST else None)
-        form.fields["assignee"].queryset = (
-            get_user_model().objects.filter(is_staff=True, is_active=True).order_by("username")
-        )
-        if "apply" in request.POST and form.is_valid():
-            user = form.cleaned_data["assignee"]
-            self._update_all(
-                request, queryset, gettext("Assigned to %(user)s") % {"user": user.get_username()}, assignee=user
-            )
-            return None
-        context = {
-            **self.admin_site.each_context(request),
-            "title": gettext("Assign bad cases"),
-            "opts": self.opts,
-            "form": form,
-            "queryset": queryset,
-            "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
-            "action": "assign_to_user",
-        }
-        return TemplateResponse(request, "admin/cases/badcase/assign.html", context)
-
-    @admin.action(permissions=["triage"], description=_("Mark triaged"))
-    def mark_triaged(self, request, queryset):
-        self._update_all(request, queryset, gettext("Marked triaged"), status=BadCaseStatus.TRIAGED)
-
-    @admin.action(permissions=["triage"], description=_("Mark fixed"))
-    def mark_fixed(self, request, queryset):
-        self._update_all(request, queryset, gettext("Marked fixed"), status=BadCaseStatus.FIXED)
-
-    @admin.action(permissions=["triage"], description=_("Mark won't fix"))
-    def mark_wont_fix(self, request, queryset):
-        self._update_all(request, queryset, gettext("Marked won't fix"), status=BadCaseStatus.WONT_FIX)
-
-    @admin.action(permissions=["triage"], description=_("Reopen"))
-    def reopen(self, request, queryset):
-        self._update_all(request, queryset, gettext("Reopened"), status=BadCaseStatus.OPEN)

@@ -8,6 +8,7 @@ from cases.models import CaseStatus, FaultCategory
 from cases.serializers import CaseSerializer
 from core.api.authentication import access_from_request
 from core.api.fields import StrictCharField
+from core.api.filters import KnownQueryParametersMixin
 from core.api.pagination import CheckedCursorPagination
 from core.api.permissions import IsProjectClientOrStaffWithCaseView
 from core.api.schema import READ_ERRORS, error_responses
@@ -39,7 +40,7 @@ class CaseCursorPagination(CheckedCursorPagination):
     ),
     retrieve=extend_schema(summary="One case", responses={200: CaseSerializer, **error_responses(*READ_ERRORS)}),
 )
-class CaseViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class CaseViewSet(KnownQueryParametersMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     serializer_class = CaseSerializer
     pagination_class = CaseCursorPagination
     lookup_url_kwarg = "case_id"
@@ -47,6 +48,7 @@ class CaseViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
     lookup_value_regex = r"[0-9a-fA-F-]{36}"
     throttle_scope = "cases"
     filter_backends: list = []
+    list_query_parameters = tuple(CaseSearchSerializer().fields)
     permission_classes = [IsProjectClientOrStaffWithCaseView]
 
     def get_queryset(self):

@@ -115,6 +115,13 @@ class Case(models.Model):
         return self.title
 
 
+class CaseRevisionAction(models.TextChoices):
+    CREATE = "create", _("Creation")
+    EDIT = "edit", _("Edit")
+    APPROVE = "approve", _("Approval")
+    REJECT = "reject", _("Rejection")
+
+
 class CaseRevision(models.Model):
     """Who changed a case, when, and what (field -> [old, new])."""
 
@@ -127,7 +134,7 @@ class CaseRevision(models.Model):
         related_name="+",
         verbose_name=_("editor"),
     )
-    action = models.CharField(max_length=16, verbose_name=_("action"))  # create, edit, approve, reject
+    action = models.CharField(max_length=16, choices=CaseRevisionAction.choices, verbose_name=_("action"))
     changes = models.JSONField(default=dict, blank=True, verbose_name=_("changes"))
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
@@ -138,7 +145,7 @@ class CaseRevision(models.Model):
         indexes = [models.Index(fields=["case", "-created_at"], name="caserev_case_created")]
 
     def __str__(self) -> str:
-        return f"{self.case_id} {self.action}"
+        return f"{self.case_id} {self.get_action_display()}"
 
 
 class BadCaseStatus(models.TextChoices):
@@ -156,6 +163,8 @@ class BadCaseCategory(models.TextChoices):
     MISSING_EVIDENCE = "missing_evidence", _("Missing evidence")
     # The session held the evidence, the claim cited the wrong ref or excerpt (the inspector's candidates).
     MISCITED_EVIDENCE = "miscited_evidence", _("Evidence existed, cited wrong")
+    # The answer was right and the judge wrong about it: a judge mistake, not a bad answer.
+    JUDGE_ERROR = "judge_error", _("Judge error")
     WRONG_ROOT_CAUSE = "wrong_root_cause", _("Wrong root cause")
     INCOMPLETE = "incomplete", _("Incomplete")
     OTHER = "other", _("Other")

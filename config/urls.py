@@ -12,7 +12,7 @@ from core.health import healthz
 from diagnosis.api import SessionViewSet
 from evolution.api import EvolutionThresholdsView, EvolutionVerifyView
 from feedback.api import FeedbackTokenView, FeedbackView
-from otlp.api import OtlpTracesView
+from otlp.api import LangfuseOtlpTracesView, OtlpTracesView
 
 router = SimpleRouter(trailing_slash=False)
 router.register("sessions", SessionViewSet, basename="session")
@@ -38,6 +38,8 @@ urlpatterns = [
     ),
     path("api/evolution/verify", EvolutionVerifyView.as_view(), name="evolution-verify"),
     path("api/evolution/thresholds", EvolutionThresholdsView.as_view(), name="evolution-thresholds"),
+    # The Langfuse SDK's OTLP path (its host set to this server), before the catch-all below.
+    path("api/public/otel/v1/traces", LangfuseOtlpTracesView.as_view(), name="otlp-traces-langfuse"),
     path("api/", include(router.urls)),
     re_path(r"^api/", api_not_found),
     # OTLP/HTTP's own path, where exporters post when given OTEL_EXPORTER_OTLP_ENDPOINT=<this server>.

@@ -14,6 +14,7 @@ import threading
 import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
+from typing import Any
 
 _CJK_CLASS = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _CJK = re.compile(f"[{_CJK_CLASS}]")
@@ -280,3 +281,13 @@ def is_causal(text: str) -> bool:
 def states_causal_link(text: str) -> bool:
     """Does the evidence state a causal link at all (the claim's own markers, 因, therefore, ...)?"""
     return bool(_CAUSAL_EVIDENCE.search(normalise(text)))
+
+
+def json_sorted_keys(value: Any) -> Any:
+    """A JSON value normalised: a copy with every object's keys in sorted order, so what PostgreSQL's
+    jsonb, an export or another client may reorder reads the same whatever order it came in."""
+    if isinstance(value, dict):
+        return {key: json_sorted_keys(value[key]) for key in sorted(value)}
+    if isinstance(value, list):
+        return [json_sorted_keys(item) for item in value]
+    return value

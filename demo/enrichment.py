@@ -41,6 +41,7 @@ class EnrichResult:
     cases: Counter = field(default_factory=Counter)
     bad_cases_triaged: int = 0
     reviews: int = 0
+    verifications: int = 0
     skipped: list[str] = field(default_factory=list)
 
 
@@ -106,6 +107,7 @@ def demo_sessions_enrich(*, demos: list[DemoSession], session_pks: list[int], re
                     result.cases["pending"] += 1
     _triage_bad_cases(demos, session_pks, reviewer, bad_case_update, result)
     _review_some(demos, session_pks, reviewer, result)
+    _verify_new_answers(session_pks, result)
 
 
 def _triage_bad_cases(demos, session_pks, reviewer, bad_case_update, result: EnrichResult) -> None:
@@ -156,3 +158,49 @@ def _review_some(demos, session_pks, reviewer, result: EnrichResult) -> None:
             notes="Demo review." if judgement == "correct" else "Claims go beyond the cited evidence.",
         )
         result.reviews += 1
+
+
+# Sessions whose answer is compared with an older, shorter version of it (the evolution log).
+VERIFIED_ANSWERS = 6
+
+
+def _verify_new_answers(session_pks, result: EnrichResult) -> None:
+    """The evolution verification agent on a few answers against an older version of each (their
+    first paragraph, as an earlier prompt answered): the evolution log has rows to read."""
+    try:
+        from evolution.models import VerificationSource
+        from evolution.services.verification import evolution_verify
+    except ImportError as exc:
+        result.skipped.append(f"evolution verifications ({exc})")
+        return
+    sessions = (
+        DiagnosisSession.objects.filter(pk__in=session_pks, status="SUCCEEDED")
+        .exclude(answer="")
+        .select_related("project")
+        .order_by("created_at", "pk")
+    )
+    chosen: list[DiagnosisSession] = []
+    for mode, language in (("chat", "zh"), ("chat", "en"), ("aiops", "zh"), ("aiops", "en")):
+        chosen += [s for s in sessions if s.mode == mode and s.language == language][: VERIFIED_ANSWERS // 4 + 1]
+    for session in chosen[:VERIFIED_ANSWERS]:
+        rng = random.Random(f"selfeval-demo-evolution:{session.session_id}")
+        evolution_verify(
+            query=session.query,
+            old_response=_older_answer(session.answer),
+            new_response=session.answer,
+            user_feedback={"satisfaction": rng.randint(2, 5), "comments": ""},
+            lang=session.language if session.language in ("zh", "en") else None,
+            compare_competitors=False,
+            source=VerificationSource.PIPELINE,
+            project=session.project,
+        )
+        result.verifications += 1
+
+
+def _older_answer(answer: str) -> str:
+    """The answer's first paragraph of prose, without its headings, lists and evidence."""
+    for paragraph in answer.split("\n\n"):
+        text = paragraph.strip()
+        if text and not text.startswith(("#", "-", "*", "|", "```", ">")) and not text[0].isdigit():
+            return text
+    return answer.splitlines()[0].lstrip("#-* ") if answer.strip() else answer

@@ -10,6 +10,15 @@ from rest_framework.response import Response
 
 from core.api.authentication import access_from_request
 from core.api.errors import error_body, flatten_field_errors
+from core.api.filters import KnownQueryParametersMixin
+from core.api.idempotency import (
+    IDEMPOTENCY_KEY_PARAMETER,
+    StoredAnswer,
+    api_key_client,
+    idempotency_key,
+    idempotent_answer,
+    request_fingerprint,
+)
 from core.api.pagination import CheckedCursorPagination
 from core.api.parsers import CheckedJSONParser, NDJSONParser, UnreadableLine
 from core.api.permissions import IsProjectClient, IsProjectClientOrStaff
@@ -43,7 +52,7 @@ class SessionCursorPagination(CheckedCursorPagination):
         responses={200: SessionDetailSerializer, **error_responses(*READ_ERRORS)},
     ),
 )
-class SessionViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
+class SessionViewSet(KnownQueryParametersMixin, mixins.ListModelMixin, viewsets.GenericViewSet):
     lookup_field = "session_id"
     lookup_url_kwarg = "session_id"
     lookup_value_regex = r"[^/]+"
@@ -75,20 +84,33 @@ class SessionViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     @extend_schema(
         summary="Create or replace a session (idempotent upsert on sessionId)",
         request=SessionIngestSerializer,
+        parameters=[IDEMPOTENCY_KEY_PARAMETER],
         responses={
             201: OpenApiResponse(SessionSummarySerializer, description="Created"),
             200: OpenApiResponse(SessionSummarySerializer, description="Replaced"),
-            **error_responses(*WRITE_ERRORS),
+            **error_responses(*WRITE_ERRORS, 422),
         },
     )
     def create(self, request: Request) -> Response:
+        key = idempotency_key(request)
         serializer = SessionIngestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        result = session_upsert(project=request.auth.project, data=serializer.validated_data)
-        return Response(
-            SessionSummarySerializer(result.session).data,
-            status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK,
+        project = request.auth.project
+
+        def ingest() -> StoredAnswer:
+            result = session_upsert(project=project, data=serializer.validated_data)
+            return StoredAnswer(
+                status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK,
+                body=SessionSummarySerializer(result.session).data,
+            )
+
+        answer = idempotent_answer(
+            client=api_key_client(request.auth),
+            key=key,
+            fingerprint=request_fingerprint("sessions", request.data),
+            work=ingest,
         )
+        return Response(answer.body, status=answer.status)
 
     @extend_schema(
         summary="Create or replace many sessions: a JSON array or NDJSON, one result per item, in order",
@@ -99,7 +121,9 @@ class SessionViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
             "validated and stored exactly as `POST /api/sessions` stores one (`SessionIngestRequest`), "
             "in its own transaction: an invalid item is refused alone, with its fields, and never leaves part of "
             "itself behind; the others are stored. `results[i]` answers item i: `created`, `replaced` or "
-            "`error`. Send `Content-Encoding: gzip` to compress the body (the size limit applies inflated)."
+            "`error`. Send `Content-Encoding: gzip` to compress the body (the size limit applies inflated). "
+            "With an `Idempotency-Key` the whole batch is one transaction, answered once: a retry gets the first "
+            "answer and stores nothing again."
         ),
         request={
             # An array of objects: each is validated on its own and answered in its result, so an item
@@ -110,9 +134,17 @@ class SessionViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
                 "items": {"type": "object", "description": "A session payload (`SessionIngestRequest`)."},
                 "maxItems": settings.SELFEVAL_BATCH_MAX_ITEMS,
             },
-            "application/x-ndjson": SessionIngestSerializer,
+            # A sequence of JSON texts, which JSON Schema cannot describe as a value: the body is text, its
+            # lines are SessionIngestRequest objects (OpenAPI 3.2's `itemSchema`, written as an extension).
+            NDJSONParser.media_type: {
+                "type": "string",
+                "contentMediaType": NDJSONParser.media_type,
+                "description": "One SessionIngestRequest JSON object per line (blank lines are skipped).",
+                "x-itemSchema": {"$ref": "#/components/schemas/SessionIngestRequest"},
+            },
         },
-        responses={200: BatchResultSerializer, **error_responses(*WRITE_ERRORS)},
+        parameters=[IDEMPOTENCY_KEY_PARAMETER],
+        responses={200: BatchResultSerializer, **error_responses(*WRITE_ERRORS, 422)},
     )
     @action(detail=False, methods=["post"], url_path="batch", parser_classes=[CheckedJSONParser, NDJSONParser])
     def batch(self, request: Request) -> Response:
@@ -131,8 +163,21 @@ class SessionViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
         }
         if not_objects:
             raise serializers.ValidationError(not_objects)
+        key = idempotency_key(request)
         project = request.auth.project
-        return Response({"results": [_batch_item(project, index, item) for index, item in enumerate(items)]})
+
+        def ingest() -> StoredAnswer:
+            return StoredAnswer(
+                status=status.HTTP_200_OK,
+                body={"results": [_batch_item(project, index, item) for index, item in enumerate(items)]},
+            )
+
+        fingerprint = request_fingerprint(
+            "sessions/batch",
+            [{"unreadableLine": i.line, "fields": i.fields} if isinstance(i, UnreadableLine) else i for i in items],
+        )
+        answer = idempotent_answer(client=api_key_client(request.auth), key=key, fingerprint=fingerprint, work=ingest)
+        return Response(answer.body, status=answer.status)
 
 
 def _batch_item(project, index: int, item) -> dict:

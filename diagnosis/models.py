@@ -67,6 +67,8 @@ class DiagnosisSession(models.Model):
         Project, on_delete=models.DO_NOTHING, related_name="sessions", verbose_name=_("project")
     )
     session_id = models.CharField(_("session id"), max_length=128)
+    # The conversation this diagnosis is one turn of (an SDK's session / conversation id); "" for none.
+    conversation_id = models.CharField(_("conversation id"), max_length=128, blank=True, default="")
     mode = models.CharField(max_length=8, choices=SessionMode.choices, verbose_name=_("mode"))
     language = models.CharField(
         max_length=8, default="en", help_text=_("zh or en, detected from the query"), verbose_name=_("language")
@@ -74,6 +76,8 @@ class DiagnosisSession(models.Model):
     query = models.TextField(verbose_name=_("query"))
     answer = models.TextField(blank=True, verbose_name=_("answer"))
     status = models.CharField(max_length=16, choices=SessionStatus.choices, verbose_name=_("status"))
+    # Why the agent's run failed, as it reported it (an OTLP root span's status message or exception).
+    error = models.TextField(blank=True, default="", verbose_name=_("error"))
     alert = models.JSONField(null=True, blank=True)
     alert_name = models.CharField(max_length=200, blank=True, verbose_name=_("alert name"))
     alert_service = models.CharField(max_length=200, blank=True, verbose_name=_("alert service"))
@@ -164,6 +168,8 @@ class DiagnosisSession(models.Model):
         indexes = [
             models.Index(fields=["project", "-created_at"], name="session_project_created"),
             models.Index(fields=["session_id"], name="session_sid"),
+            # A session's conversation: its other turns, in order (the trace API and the inspector).
+            models.Index(fields=["project", "conversation_id", "created_at"], name="session_conversation"),
             models.Index(fields=["mode", "-created_at"], name="session_mode_created"),
             models.Index(fields=["status", "-created_at"], name="session_status_created"),
             models.Index(fields=["feedback", "-created_at"], name="session_feedback_created"),
@@ -287,6 +293,19 @@ class ClaimVerdict(models.TextChoices):
     NO_EVIDENCE = constants.ClaimVerdict.NO_EVIDENCE, _("No evidence")
 
 
+class ClaimBand(models.TextChoices):
+    SUPPORTED = constants.ClaimBand.SUPPORTED, _("Supported")
+    UNDECIDED = constants.ClaimBand.UNDECIDED, _("Undecided")
+    UNSUPPORTED = constants.ClaimBand.UNSUPPORTED, _("Unsupported")
+    CONTRADICTED = constants.ClaimBand.CONTRADICTED, _("Contradicted")
+
+
+class ClaimDecider(models.TextChoices):
+    RULE = constants.ClaimDecider.RULE, _("Verifier rule")
+    DETERMINISTIC = constants.ClaimDecider.DETERMINISTIC, _("Deterministic judge")
+    LLM = constants.ClaimDecider.LLM, _("LLM judge")
+
+
 class ClaimCheck(models.Model):
     """One claim's verdict in one verifier round, queryable without opening the JSON."""
 
@@ -303,6 +322,13 @@ class ClaimCheck(models.Model):
     # The rationale's `diagnosis.messages` code and parameters: the admin shows it translated.
     rationale_code = models.CharField(max_length=64, blank=True, verbose_name=_("rationale code"))
     rationale_params = models.JSONField(default=dict, blank=True, verbose_name=_("rationale parameters"))
+    # The judge's decision: calibrated probabilities (null when no model scored the claim), the
+    # band they fall in, who decided, and the strongest reasons ({"code", "params", "text"}).
+    p_supported = models.FloatField(null=True, blank=True, verbose_name=_("P(supported)"))
+    p_contradicted = models.FloatField(null=True, blank=True, verbose_name=_("P(contradicted)"))
+    band = models.CharField(max_length=16, choices=ClaimBand.choices, blank=True, verbose_name=_("band"))
+    decided_by = models.CharField(max_length=16, choices=ClaimDecider.choices, blank=True, verbose_name=_("decided by"))
+    reasons = models.JSONField(default=list, blank=True, verbose_name=_("strongest reasons"))
     facts = models.JSONField(default=list, blank=True, verbose_name=_("facts checked"))
     bindings = models.JSONField(
         default=list,
@@ -325,6 +351,10 @@ class ClaimCheck(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["session", "round", "claim_id"], name="claim_check_unique"),
             models.CheckConstraint(condition=Q(verdict__in=ClaimVerdict.values), name="claim_check_verdict_valid"),
+            models.CheckConstraint(condition=Q(band__in=["", *ClaimBand.values]), name="claim_check_band_valid"),
+            models.CheckConstraint(
+                condition=Q(decided_by__in=["", *ClaimDecider.values]), name="claim_check_decided_by_valid"
+            ),
         ]
         indexes = [
             models.Index(fields=["verdict", "service", "-created_at"], name="claim_verdict_service"),

@@ -1,11 +1,14 @@
 """Reads of diagnosis data, already scoped to what the caller may see."""
 
+import re
 from collections.abc import Iterable
 from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
-from django.db.models import Count, Prefetch, Q, QuerySet
+from django.contrib.postgres.fields import ArrayField
+from django.db import connections, models
+from django.db.models import Count, F, Func, Prefetch, Q, QuerySet
 from django.db.models.functions import TruncDate
 from django.http import Http404
 
@@ -34,11 +37,12 @@ def session_list(*, access: Access) -> QuerySet[DiagnosisSession]:
     )
 
 
-SEARCH_DEFAULT_DAYS = 7
-SEARCH_MAX_DAYS = 366
-# A term shorter than a trigram ("证书") cannot use the trigram indexes: it scans the range's sessions.
-SEARCH_SHORT_TERM_CHARS = 3
-SEARCH_SHORT_MAX_DAYS = 31
+# Letters, digits and CJK ideographs: what the gram index of migration 0013 holds, one or two at a time.
+_GRAM_TERM = re.compile(r"[0-9A-Za-z\u3400-\u9fff\uf900-\ufaff]{1,2}")
+# A term shorter than a trigram that the gram index cannot hold either ("5%"): no index serves it,
+# so it is looked for in this many days at most, the last ones of the chosen range.
+SEARCH_UNINDEXED_DAYS = 31
+SEARCH_TRIGRAM_CHARS = 3
 
 
 def session_text_matches(term: str) -> Q:
@@ -47,21 +51,68 @@ def session_text_matches(term: str) -> Q:
     return Q(query__icontains=term) | Q(answer__icontains=term)
 
 
+# A one- or two-character term in this share of the sessions or more is searched without the gram index.
+COMMON_GRAM_SHARE = 0.05
+SEARCH_GRAMS_INDEX = "session_search_grams"
+
+
+def _common_gram(gram: str, connection) -> bool:
+    """Is `gram` in COMMON_GRAM_SHARE of the sessions or more, by the statistics ANALYZE keeps of the
+    gram index (its most common elements and their frequencies)? False when there are none."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats WHERE tablename = %s",
+            [SEARCH_GRAMS_INDEX],
+        )
+        row = cursor.fetchone()
+    if row is None or row[0] is None:
+        return False
+    frequencies = dict(zip(row[0], row[1], strict=False))
+    return frequencies.get(gram, 0.0) >= COMMON_GRAM_SHARE
+
+
+class SearchGrams(Func):
+    """`selfeval_search_grams(query, answer)`: the expression the gram index of migration 0013 holds."""
+
+    function = "selfeval_search_grams"
+    output_field = ArrayField(models.TextField())
+
+    def __init__(self):
+        super().__init__(F("query"), F("answer"))
+
+
+def session_text_search_floor(*, term: str, since: datetime | None, until: datetime | None, now: datetime):
+    """The earliest creation time a search for `term` may reach: `since` (None for any date), unless no
+    index serves the term (shorter than a trigram and not letters, digits or CJK), which is looked for
+    in the last SEARCH_UNINDEXED_DAYS days of the range at most."""
+    if len(term) >= SEARCH_TRIGRAM_CHARS or _GRAM_TERM.fullmatch(term):
+        return since
+    floor = (until or now) - timedelta(days=SEARCH_UNINDEXED_DAYS)
+    return max(since, floor) if since is not None else floor
+
+
 def session_text_search(
     *, sessions: QuerySet[DiagnosisSession], term: str, since: datetime | None, until: datetime | None, now: datetime
 ) -> QuerySet[DiagnosisSession]:
-    """`sessions` whose query or answer contains `term` (case-insensitive), created in [since, until).
+    """`sessions` whose query or answer contains `term` (case-insensitive), created in [since, until):
+    every date when neither bound is given.
 
-    The range bounds the work: on PostgreSQL a term of three characters or more is looked up in the
-    trigram indexes (migration 0008) over at most SEARCH_MAX_DAYS; a shorter one ("证书") scans the
-    range's sessions through the created_at index, over at most SEARCH_SHORT_MAX_DAYS. Without
-    `since`, the range is the last SEARCH_DEFAULT_DAYS days before `until` (or `now`).
+    On PostgreSQL every term a person types is answered from an index: three characters or more from
+    the trigram indexes (migration 0008), one or two letters, digits or CJK ideographs ("证书", "慢",
+    "db") from the gram index (migration 0013, asked alongside the LIKE, which stays the rule) unless
+    the index's statistics say the term is in COMMON_GRAM_SHARE of the sessions or more: then the
+    newest sessions hold a page of matches at once, and walking them by created_at (the LIKE alone)
+    beats reading the term's whole posting list. Only a short term of other characters ("5%") has no
+    index; `session_text_search_floor` bounds it.
     """
-    end = until or now
-    longest = SEARCH_SHORT_MAX_DAYS if len(term) < SEARCH_SHORT_TERM_CHARS else SEARCH_MAX_DAYS
-    floor = end - timedelta(days=longest)
-    start = max(since, floor) if since is not None else end - timedelta(days=SEARCH_DEFAULT_DAYS)
-    found = sessions.filter(session_text_matches(term), created_at__gte=start)
+    found = sessions.filter(session_text_matches(term))
+    connection = connections[sessions.db]
+    if _GRAM_TERM.fullmatch(term) and connection.vendor == "postgresql" and not _common_gram(term.upper(), connection):
+        # "*" marks a text too long to hold every gram: always a candidate, decided by the LIKE.
+        found = found.alias(search_grams=SearchGrams()).filter(search_grams__overlap=[term.upper(), "*"])
+    start = session_text_search_floor(term=term, since=since, until=until, now=now)
+    if start is not None:
+        found = found.filter(created_at__gte=start)
     return found.filter(created_at__lt=until) if until is not None else found
 
 
@@ -277,3 +328,18 @@ def session_days_compute(
     for project_id, day, count in recorded:
         row(project_id, day).reviews = count
     return rows
+
+
+def conversation_turns(*, session: DiagnosisSession) -> list[DiagnosisSession]:
+    """The turns of the session's conversation (same project and conversation id), oldest first: the
+    first SELFEVAL_TRACE_CONVERSATION_TURNS of them, in one query (the trace API and the inspector);
+    none, and no query, when the session is not part of a conversation."""
+    if not session.conversation_id:
+        return []
+    return list(
+        DiagnosisSession.objects.filter(project_id=session.project_id, conversation_id=session.conversation_id)
+        .order_by("created_at", "id")
+        .only("session_id", "conversation_id", "query", "status", "feedback", "created_at")[
+            : settings.SELFEVAL_TRACE_CONVERSATION_TURNS
+        ]
+    )

@@ -10,6 +10,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from core.api.fields import (
+    BlankAsNullCharField,
     BlankAsNullChoiceField,
     BoundedListField,
     ColumnIntegerField,
@@ -117,14 +118,28 @@ class StoredExecutorOutputField(serializers.JSONField):
 
 def executor_output_schema(auto_schema) -> dict[str, Any]:
     """A reference to the `ExecutorEvidenceV2` component, registered on first use: the msgspec
-    types' JSON Schema (with the settings' limits), written in OpenAPI 3.0's dialect."""
+    types' JSON Schema 2020-12 (with the settings' limits), which OpenAPI 3.1 takes as it is."""
     (root,), components = msgspec.json.schema_components(
         [executor_output_types(claim_limits())[0]], ref_template="#/components/schemas/{name}"
     )
     for name, schema in components.items():
-        component = ResolvedComponent(name=name, type=ResolvedComponent.SCHEMA, object=name, schema=openapi_30(schema))
+        component = ResolvedComponent(
+            name=name, type=ResolvedComponent.SCHEMA, object=name, schema=_typed_literals(schema)
+        )
         auto_schema.registry.register_on_missing(component)
     return root
+
+
+def _typed_literals(schema: Any) -> Any:
+    """msgspec writes a string Literal as a bare `enum`; drf-spectacular's enum components need its type."""
+    if isinstance(schema, list):
+        return [_typed_literals(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    typed = {key: _typed_literals(value) for key, value in schema.items()}
+    if "enum" in typed and "type" not in typed and all(isinstance(value, str) for value in typed["enum"]):
+        typed["type"] = "string"
+    return typed
 
 
 def executor_output_or_any_schema(auto_schema) -> dict[str, Any]:
@@ -145,27 +160,9 @@ class StoredExecutorOutputFieldSchema(OpenApiSerializerFieldExtension):
 
     def map_serializer_field(self, auto_schema, direction):
         return {
-            **executor_output_or_any_schema(auto_schema),
-            "nullable": True,
+            "anyOf": [*executor_output_or_any_schema(auto_schema)["anyOf"], {"type": "null"}],
             "description": "executor_evidence_v2 as sent; an output of another shape is kept as sent (INVALID).",
         }
-
-
-def openapi_30(schema: Any) -> Any:
-    """JSON Schema 2020-12 as OpenAPI 3.0 writes it: a `null` alternative is `nullable: true`."""
-    if isinstance(schema, list):
-        return [openapi_30(item) for item in schema]
-    if not isinstance(schema, dict):
-        return schema
-    converted = {key: openapi_30(value) for key, value in schema.items()}
-    options = converted.get("anyOf")
-    if options and {"type": "null"} in options:
-        rest = [option for option in options if option != {"type": "null"}]
-        del converted["anyOf"]
-        single = rest[0] if len(rest) == 1 else {"anyOf": rest}
-        converted.update({"allOf": [single]} if "$ref" in single else single)
-        converted["nullable"] = True
-    return converted
 
 
 class ToolInvocationInputSerializer(serializers.Serializer):
@@ -186,10 +183,21 @@ class SessionIngestSerializer(serializers.Serializer):
     """`POST /api/sessions`: the whole session as the agent recorded it."""
 
     sessionId = StrictRegexField(r"^\S+$", max_length=128)
+    conversationId = StrictRegexField(
+        r"^\S+$",
+        max_length=128,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="The conversation this session is one turn of (an SDK's session id); its turns share it.",
+    )
     mode = serializers.ChoiceField(choices=SessionMode.choices)
     query = StrictCharField(max_length=20_000)
     answer = StrictCharField(required=False, allow_blank=True, default="", max_length=200_000)
     status = serializers.ChoiceField(choices=SessionStatus.choices)
+    error = StrictCharField(
+        required=False, allow_null=True, allow_blank=True, default=None, max_length=20_000, help_text="why it failed"
+    )
     createdAt = serializers.DateTimeField(required=False, allow_null=True, default=None)
     finishedAt = serializers.DateTimeField(required=False, allow_null=True, default=None)
     alert = AlertSerializer(required=False, allow_null=True, default=None)
@@ -268,6 +276,7 @@ class SessionSummarySerializer(serializers.ModelSerializer):
     """A row of `GET /api/sessions`."""
 
     sessionId = serializers.CharField(source="session_id")
+    conversationId = BlankAsNullCharField(source="conversation_id", help_text="null: not part of a conversation")
     project = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     mode = serializers.ChoiceField(choices=SessionMode.choices, read_only=True)
     language = serializers.ChoiceField(choices=["zh", "en"], read_only=True)
@@ -294,6 +303,7 @@ class SessionSummarySerializer(serializers.ModelSerializer):
         model = DiagnosisSession
         fields = [
             "sessionId",
+            "conversationId",
             "project",
             "mode",
             "language",
@@ -356,12 +366,13 @@ class SessionContentSerializer(SessionSummarySerializer):
     """The summary plus what the agent reported: answer, alerts, structured executor output."""
 
     answer = serializers.CharField()
+    error = BlankAsNullCharField(help_text="why the run failed, as the agent reported it; null: no error")
     alert = serializers.JSONField()
     activeAlerts = serializers.JSONField(source="active_alerts")
     executorOutput = StoredExecutorOutputField(source="executor_output")
 
     class Meta(SessionSummarySerializer.Meta):
-        fields = [*SessionSummarySerializer.Meta.fields, "answer", "alert", "activeAlerts", "executorOutput"]
+        fields = [*SessionSummarySerializer.Meta.fields, "answer", "error", "alert", "activeAlerts", "executorOutput"]
         read_only_fields = fields
 
 

@@ -7,9 +7,11 @@ exactly like an API change.
 from typing import Any
 
 from django.contrib import admin
+from django.core.exceptions import FieldDoesNotExist
 from django.http import HttpResponseRedirect
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
@@ -49,6 +51,14 @@ def _table(data: dict[str, Any]) -> str:
         '<table class="se-evo-table"><tbody>{}</tbody></table>',
         format_html_join("", "<tr><th>{}</th><td>{}</td></tr>", rows),
     )
+
+
+def _threshold_label(name: str) -> str:
+    """A threshold by its field's label ("minimum confidence"), an unknown key as stored."""
+    try:
+        return capfirst(VerificationThresholds._meta.get_field(name).verbose_name)
+    except FieldDoesNotExist:
+        return name
 
 
 def _at_least(value: Any) -> str:
@@ -274,7 +284,7 @@ class VerificationLogAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("thresholds"))
     def thresholds_display(self, obj: VerificationLog) -> str:
-        return _table(obj.thresholds or {})
+        return _table({_threshold_label(name): value for name, value in (obj.thresholds or {}).items()})
 
     @admin.display(description=_("dimensions"))
     def dimensions_display(self, obj: VerificationLog) -> str:
@@ -328,8 +338,10 @@ class ThresholdChangeInline(admin.TabularInline):
 
     @admin.display(description=_("changes"))
     def changes_display(self, obj: ThresholdChange) -> str:
-        rows = ((name, pair.get("old"), pair.get("new")) for name, pair in (obj.changes or {}).items())
-        return format_html_join("", "<div><code>{}</code>: <del>{}</del> → <ins>{}</ins></div>", rows)
+        rows = (
+            (_threshold_label(name), pair.get("old"), pair.get("new")) for name, pair in (obj.changes or {}).items()
+        )
+        return format_html_join("", "<div>{}: <del>{}</del> → <ins>{}</ins></div>", rows)
 
     def has_add_permission(self, request, obj=None):
         return False

@@ -25,7 +25,9 @@ class FeedbackTokenAuthentication(authentication.BaseAuthentication):
         keyword, _, token = header.partition(" ")
         if keyword != FEEDBACK_TOKEN_KEYWORD:
             return None
-        grant = AuthenticationFailureThrottle().guard(request, lambda: _granted(token.strip()))
+        grant = AuthenticationFailureThrottle().guard(
+            request, lambda: _granted(token.strip()), credential="feedback-token"
+        )
         # The throttle counts token requests per end user of a project (see ClientScopedRateThrottle).
         request.feedback_end_user = f"{grant.project_id}/{grant.end_user_id}"
         return AnonymousUser(), grant

@@ -1,11 +1,13 @@
 """Buffered traces in the admin: what arrived over OTLP and what became of it, read-only.
 
 A reviewer finds here the traces ingested without their root span (state PARTIAL: the session is
-RUNNING and may miss its answer), those that expired and why, and the spans still waiting.
+RUNNING and may miss its answer), those that expired and why, the spans still waiting, and the
+traces some of whose spans were refused, with the reason (the dashboard counts them).
 """
 
 from django.contrib import admin
 from django.utils.html import format_html, format_html_join
+from django.utils.text import Truncator
 from django.utils.translation import gettext_lazy as _
 
 from core.adminkit.display import session_inspector_link
@@ -21,6 +23,20 @@ _STATE_BADGES = {
     TraceState.EXPIRED: "se-status-failed",
 }
 SPANS_SHOWN = 200
+REFUSAL_CHARS = 120  # of the last refusal's reason, in the list
+
+
+class RefusedSpansFilter(admin.SimpleListFilter):
+    title = _("refused spans")
+    parameter_name = "refused"
+
+    def lookups(self, request, model_admin):
+        return [("yes", _("Some spans refused")), ("no", _("No span refused"))]
+
+    def queryset(self, request, queryset):
+        if self.value() in {"yes", "no"}:
+            return queryset.filter(last_rejected_at__isnull=self.value() == "no")
+        return queryset
 
 
 @admin.register(BufferedTrace)
@@ -31,10 +47,11 @@ class BufferedTraceAdmin(TenantAdminMixin, ReadOnlyAdminMixin, admin.ModelAdmin)
         "session_link",
         "span_count",
         "rejected_spans",
+        "refusal",
         "last_span_at",
         "project",
     ]
-    list_filter = ["state", "project"]
+    list_filter = ["state", RefusedSpansFilter, "project"]
     search_fields = ["=trace_id", "=ingested_as"]
     list_select_related = ["project", "session"]
     show_full_result_count = False
@@ -50,6 +67,8 @@ class BufferedTraceAdmin(TenantAdminMixin, ReadOnlyAdminMixin, admin.ModelAdmin)
         "span_count",
         "stored_bytes",
         "rejected_spans",
+        "last_rejection",
+        "last_rejected_at",
         "error",
         "first_span_at",
         "last_span_at",
@@ -67,6 +86,14 @@ class BufferedTraceAdmin(TenantAdminMixin, ReadOnlyAdminMixin, admin.ModelAdmin)
     @admin.display(description=_("session"))
     def session_link(self, trace: BufferedTrace) -> str:
         return session_inspector_link(trace.session) if trace.session else (trace.ingested_as or "—")
+
+    @admin.display(description=_("last refusal"), ordering="last_rejected_at")
+    def refusal(self, trace: BufferedTrace) -> str:
+        if not trace.last_rejection:
+            return "—"
+        return format_html(
+            '<span title="{}">{}</span>', trace.last_rejection, Truncator(trace.last_rejection).chars(REFUSAL_CHARS)
+        )
 
     @admin.display(description=_("buffered spans (in start order)"))
     def spans_table(self, trace: BufferedTrace) -> str:

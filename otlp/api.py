@@ -11,14 +11,14 @@ from typing import Any
 from django.db import OperationalError
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema, extend_schema_view
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 from rest_framework import exceptions
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from core.api.authentication import ProjectAPIKeyAuthentication
+from core.api.authentication import LangfuseBasicAuthentication, ProjectAPIKeyAuthentication
 from core.api.bodies import ACCEPTED_CONTENT_ENCODINGS, UnsupportedContentEncoding, body_read
 from core.api.permissions import IsProjectClient
 from otlp import codec
@@ -38,7 +38,7 @@ def _answers(status_code: int, description: str, serializer: Any = RpcStatusSeri
 
 
 class OtlpTracesView(APIView):
-    authentication_classes = [ProjectAPIKeyAuthentication]
+    authentication_classes = [ProjectAPIKeyAuthentication, LangfuseBasicAuthentication]
     permission_classes = [IsProjectClient]
     throttle_scope = "otlp"
     # The view reads the body itself: bounded inflation, and OTLP/JSON's hex ids (codec.py).
@@ -73,7 +73,11 @@ class OtlpTracesView(APIView):
                 "Accepted; `partialSuccess` counts and explains refused spans",
                 ExportTraceServiceResponseSerializer,
             ),
-            **_answers(400, "The body is not an ExportTraceServiceRequest (or does not inflate)"),
+            **_answers(
+                400,
+                "The body is not an ExportTraceServiceRequest (or does not inflate), or none of its spans could be "
+                "kept (the message names why, e.g. the attribute the root span lacks)",
+            ),
             **_answers(401, "Missing, invalid or revoked API key"),
             **_answers(403, "Not a project API key"),
             **_answers(411, "Chunked body without Content-Length"),
@@ -110,6 +114,9 @@ class OtlpTracesView(APIView):
         )
         message = codec.request_decode(body, encoding)
         result = otlp_spans_receive(project=request.auth.project, message=message, config=config)
+        if result.rejected_spans and not result.accepted_spans:
+            # Nothing of the request is usable: a 400 the exporter logs (it never reads a partial success).
+            raise exceptions.ParseError(f"No span of the request was kept: {result.error_message}")
         answer = ExportTraceServiceResponse()
         if result.rejected_spans:
             answer.partial_success.rejected_spans = result.rejected_spans
@@ -141,3 +148,20 @@ def otlp_exception_handler(exc: Exception, context: dict[str, Any]) -> HttpRespo
     for name, value in headers.items():
         response[name] = value
     return response
+
+
+@extend_schema_view(
+    post=extend_schema(
+        operation_id="langfuse_otlp_traces_export",
+        summary="Export traces as the Langfuse SDK does (OTLP/HTTP at Langfuse's path, Basic auth)",
+        description=(
+            "The same receiver as `POST /v1/traces`, at the path the Langfuse SDK posts to, authenticated the "
+            "Langfuse way: `Authorization: Basic base64(<public key>:<secret key>)` with the API key's prefix as "
+            "the public key and the API key as the secret key (`LANGFUSE_PUBLIC_KEY`, `LANGFUSE_SECRET_KEY`, "
+            "`LANGFUSE_HOST=<server>`)."
+        ),
+        tags=["otlp"],
+    )
+)
+class LangfuseOtlpTracesView(OtlpTracesView):
+    """`POST /api/public/otel/v1/traces`: where the Langfuse SDK (v3 and later) exports its spans."""

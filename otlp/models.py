@@ -43,6 +43,10 @@ class BufferedTrace(models.Model):
     span_count = models.PositiveIntegerField(_("spans"), default=0)
     stored_bytes = models.PositiveBigIntegerField(_("stored bytes"), default=0)
     rejected_spans = models.PositiveIntegerField(_("rejected spans"), default=0)
+    # Why the last refused span of this trace was refused, kept whatever became of the trace: a
+    # partly refused request is visible here, not only in an answer the exporter never reads.
+    last_rejection = models.TextField(_("last refusal"), blank=True)
+    last_rejected_at = models.DateTimeField(_("last span refused at"), null=True, blank=True)
     error = models.TextField(_("last error"), blank=True)
     first_span_at = models.DateTimeField(_("first span received"), auto_now_add=True)
     last_span_at = models.DateTimeField(_("last span received"))
@@ -65,6 +69,12 @@ class BufferedTrace(models.Model):
             models.Index(fields=["state", "last_span_at"], name="otlp_trace_state_last"),
             models.Index(fields=["project", "-last_span_at"], name="otlp_trace_project_last"),
             models.Index(fields=["ingested_as"], name="otlp_trace_ingested_as"),
+            # The admin's "refused spans" filter and the dashboard's count of a date range.
+            models.Index(
+                fields=["-last_rejected_at"],
+                condition=Q(last_rejected_at__isnull=False),
+                name="otlp_trace_refused",
+            ),
         ]
 
     def __str__(self) -> str:

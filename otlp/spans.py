@@ -85,7 +85,10 @@ class SpanRecord:
 
 
 class SpanRefused(ValueError):
-    """This span cannot be kept; the message says why (it reaches the exporter's log)."""
+    """This span cannot be kept; the message says why (it reaches the exporter's log). `trace_id` is
+    the trace the span names, so that the refusal is counted on it ("" when it names none)."""
+
+    trace_id: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,13 +113,15 @@ def spans_from_request(
                 try:
                     yield _incoming(span, defaults, max_attribute_bytes)
                 except SpanRefused as refused:
+                    refused.trace_id = _trace_id(span.trace_id)
                     yield refused
 
 
 def _incoming(span: Span, defaults: dict[str, AnyValue], max_attribute_bytes: int) -> IncomingSpan:
     span_id = _span_id(span.span_id, "span_id", span.name)
     where = f"span {span_id}"
-    if len(span.trace_id) != 16 or not any(span.trace_id):
+    trace_id = _trace_id(span.trace_id)
+    if not trace_id:
         raise SpanRefused(f"{where}: trace_id must be 16 bytes, not all zero")
     if span.parent_span_id:
         parent = _span_id(span.parent_span_id, "parent_span_id", span.name)
@@ -147,7 +152,12 @@ def _incoming(span: Span, defaults: dict[str, AnyValue], max_attribute_bytes: in
         ),
         parent_is_remote=bool(parent) and span.flags & _PARENT_IS_REMOTE == _PARENT_IS_REMOTE,
     )
-    return IncomingSpan(trace_id=span.trace_id.hex(), record=record, size=span.ByteSize())
+    return IncomingSpan(trace_id=trace_id, record=record, size=span.ByteSize())
+
+
+def _trace_id(raw: bytes) -> str:
+    """The trace's 32 hex digits; "" when the bytes name no trace (not 16 bytes, or all zero)."""
+    return raw.hex() if len(raw) == 16 and any(raw) else ""
 
 
 def _span_id(raw: bytes, field: str, name: str) -> str:

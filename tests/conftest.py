@@ -9,6 +9,7 @@ from rest_framework.test import APIClient
 
 from tests import clock, contract
 from tests.factories import ProjectFactory, UserFactory, make_api_key
+from tests.fake_openai import FakeOpenAI
 
 
 def pytest_addoption(parser):
@@ -48,7 +49,8 @@ def _empty_cache():
 @pytest.fixture(autouse=True)
 def _responses_keep_the_schema(monkeypatch):
     """Every API response a test client receives is checked against the generated OpenAPI schema
-    (tests/contract.py): an undocumented status or a body the schema refuses fails the test."""
+    by openapi-core's strict validator (tests/contract.py): an undocumented status or a body the
+    schema refuses fails the test."""
     send = Client.request
 
     def request(self, **environ):
@@ -61,6 +63,7 @@ def _responses_keep_the_schema(monkeypatch):
                 response.status_code,
                 response.get("Content-Type", ""),
                 response.content,
+                dict(response.headers),
             )
             if mismatch:
                 raise AssertionError(f"response does not keep the OpenAPI schema: {mismatch}")
@@ -167,3 +170,10 @@ def _is_transactional(item) -> bool:
 
 def _is_serialized(item) -> bool:
     return bool(_django_db(item).get("serialized_rollback"))
+
+
+@pytest.fixture
+def fake_openai():
+    """A local OpenAI-compatible server (tests/fake_openai.py), stopped after the test."""
+    with FakeOpenAI() as server:
+        yield server

@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from django.urls import URLResolver, get_resolver
 
 from tests import contract
 from tests.factories import chat_payload, session_ingest
@@ -14,7 +15,7 @@ def operations() -> list[tuple[str, str, dict]]:
     return [
         (method, path, operation)
         for path, item in contract.openapi_schema()["paths"].items()
-        if path.startswith("/api/")
+        if path.startswith("/api/") and not path.startswith("/api/public/otel/")  # OTLP answers: google.rpc.Status
         for method, operation in item.items()
         if method in ("get", "post", "put")
     ]
@@ -32,6 +33,38 @@ def test_every_operation_documents_the_errors_it_really_answers(method, path, op
         assert schema["$ref"].rsplit("/", 1)[1] in {"ErrorEnvelope", "FeedbackError"}
 
 
+def test_every_answer_documents_its_rate_limit_headers_and_every_api_view_is_throttled():
+    schema = contract.openapi_schema()
+    for path, item in schema["paths"].items():
+        for method, operation in item.items():
+            for status, response in operation["responses"].items():
+                headers = {name: header["$ref"].rsplit("/", 1)[1] for name, header in response["headers"].items()}
+                expected = {"RateLimit-Policy", "RateLimit"} | ({"Retry-After"} if status in {"429", "503"} else set())
+                assert headers == {name: name for name in expected}, (method, path, status)
+    assert schema["components"]["headers"]["Retry-After"]["schema"] == {"type": "integer", "minimum": 0}
+    # The headers are documented on every operation because every API view counts its requests in a scope
+    # (the schema's own views are not operations of it).
+    views = {
+        pattern.callback.cls
+        for pattern in _api_patterns(get_resolver().url_patterns)
+        if hasattr(pattern.callback, "cls")
+    }
+    unscoped = [
+        view.__name__
+        for view in views
+        if not view.__module__.startswith("drf_spectacular.") and not hasattr(view, "throttle_scope")
+    ]
+    assert not unscoped
+
+
+def _api_patterns(patterns):
+    for pattern in patterns:
+        if isinstance(pattern, URLResolver):
+            yield from _api_patterns(pattern.url_patterns)
+        else:
+            yield pattern
+
+
 def test_executor_output_is_a_typed_component_with_the_settings_limits(settings):
     components = contract.openapi_schema()["components"]["schemas"]
     claim = components["ExecutorClaim"]
@@ -41,12 +74,12 @@ def test_executor_output_is_a_typed_component_with_the_settings_limits(settings)
     assert claim["properties"]["evidence"]["maxItems"] == settings.SELFEVAL_MAX_CLAIM_EVIDENCE
     assert components["EvidenceBinding"]["required"] == ["refId"]
     ingest = components["SessionIngestRequest"]["properties"]["executorOutput"]
-    # executor_evidence_v2, or any other object: stored as sent and evaluated INVALID, never refused.
+    # executor_evidence_v2, or any other object (stored as sent and evaluated INVALID, never refused), or null.
     assert ingest["anyOf"] == [
         {"$ref": "#/components/schemas/ExecutorEvidenceV2"},
         {"type": "object", "additionalProperties": {}},
+        {"type": "null"},
     ]
-    assert ingest["nullable"]
 
 
 def test_no_feedback_is_null_in_the_answers_and_the_schema(api, project):
@@ -56,8 +89,8 @@ def test_no_feedback_is_null_in_the_answers_and_the_schema(api, project):
     feedback = contract.openapi_schema()["components"]["schemas"]["SessionSummary"]["properties"]["feedback"]
 
     assert row["feedback"] is None and row["verifierVerdict"] is None
-    assert feedback["nullable"] is True
     assert {"$ref": "#/components/schemas/FeedbackEnum"} in feedback["oneOf"]
+    assert {"$ref": "#/components/schemas/NullEnum"} in feedback["oneOf"]
 
 
 def test_the_hook_names_an_undocumented_status_and_a_body_the_schema_refuses(api, project):

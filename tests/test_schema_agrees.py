@@ -75,7 +75,7 @@ def test_content_encoding_is_no_operation_parameter_but_the_api_says_it():
         for parameter in operation.get("parameters", [])
     }
     assert "Content-Encoding" not in names
-    assert "`Content-Encoding: gzip` or `deflate`" in schema["info"]["description"]
+    assert "`Content-Encoding: gzip` (or `deflate`)" in schema["info"]["description"]
 
 
 def test_every_write_operation_requires_its_body():

@@ -70,7 +70,7 @@ def test_an_expired_counter_is_started_again(api, project, clock):
     assert vote(api).status_code == 429
 
 
-# --- failed authentications, per client address (issue 12, 4) --------------------------------
+# --- failed authentications, per client address and key prefix (issues 12 and 23) --------------------------------
 
 
 @pytest.fixture
@@ -83,30 +83,33 @@ def sessions_as(key: str, address: str = "198.51.100.7", scheme: str = "Api-Key"
     return APIClient(REMOTE_ADDR=address).get("/api/sessions", HTTP_AUTHORIZATION=f"{scheme} {key}")
 
 
-def test_bad_keys_from_one_address_are_throttled_before_they_are_checked(
+def test_guessed_secrets_of_one_key_from_one_address_are_throttled_before_they_are_checked(
     api_key, project, auth_failures, clock, django_assert_num_queries
 ):
-    statuses = [sessions_as(f"guess{n:03d}.secret{n}").status_code for n in range(40)]
+    prefix = api_key.partition(".")[0]
+    statuses = [sessions_as(f"{prefix}.guess{n}").status_code for n in range(40)]
 
     assert statuses == [401] * 5 + [429] * 35
-    refused = sessions_as("guess999.secret")
+    refused = sessions_as(f"{prefix}.guess999")
     assert refused.json()["error"]["code"] == "throttled"
     assert refused["Retry-After"] == "60"
     with django_assert_num_queries(0):  # not even the key's prefix is looked up
-        assert sessions_as("guess998.secret").status_code == 429
+        assert sessions_as(f"{prefix}.guess998").status_code == 429
+    assert sessions_as(api_key).status_code == 429  # the right secret must not be told from a wrong one
 
 
-def test_while_an_address_is_throttled_even_a_valid_key_waits_other_addresses_do_not(
-    api_key, project, auth_failures, clock
+def test_one_bad_key_behind_a_shared_address_never_locks_out_another_valid_key(
+    api_key, other_api_key, project, other_project, auth_failures, clock
 ):
-    for n in range(5):
-        sessions_as(f"guess{n:03d}.secret")
+    for _ in range(40):  # a misconfigured agent, retrying with its wrong key
+        sessions_as("misconfigured.secret")
 
-    assert sessions_as(api_key).status_code == 429  # a right key must not be told from a wrong one
-    assert sessions_as(api_key, address="203.0.113.9").status_code == 200
-    assert sessions_as("guess777.secret", address="203.0.113.9").status_code == 401
+    assert sessions_as("misconfigured.secret").status_code == 429
+    assert sessions_as(api_key).status_code == 200  # another agent, same egress address
+    assert sessions_as(other_api_key).status_code == 200
+    assert sessions_as("misconfigured.secret", address="203.0.113.9").status_code == 401
     clock[0] += 60
-    assert sessions_as(api_key).status_code == 200
+    assert sessions_as("misconfigured.secret").status_code == 401
 
 
 def test_successful_authentications_are_not_counted(api_key, project, auth_failures, clock):
@@ -129,7 +132,7 @@ def test_bad_feedback_tokens_count_as_failures_too(api_key, project, auth_failur
     ]
 
     assert statuses == [401] * 5 + [429] * 2
-    assert sessions_as("guess000.secret").status_code == 429
+    assert sessions_as("guess000.secret").status_code == 401  # API keys are counted on their own
 
 
 def test_the_default_budget_of_failed_authentications(settings):
@@ -189,3 +192,53 @@ def test_counters_are_keyed_by_the_keys_prefix_never_its_stored_hash(api_key, pr
 
     assert cache_key == f"throttle_sessions_key:{key.prefix}"
     assert key.hashed_key not in cache_key and key.pk not in cache_key
+
+
+# --- RateLimit headers (draft-ietf-httpapi-ratelimit-headers-10) -------------------------------------------------
+
+
+def test_every_answer_says_the_budget_left_in_its_scopes_window(api, project, clock):
+    make_session(project)
+    clock[0] += 18  # 42 seconds left of the window
+
+    answers = [vote(api) for _ in range(4)]
+
+    assert [answer.status_code for answer in answers] == [200, 200, 200, 429]
+    assert {answer["RateLimit-Policy"] for answer in answers} == {'"feedback";q=3;w=60'}
+    assert [answer["RateLimit"] for answer in answers] == [
+        '"feedback";r=2;t=42',
+        '"feedback";r=1;t=42',
+        '"feedback";r=0;t=42',
+        '"feedback";r=0;t=42',
+    ]
+    assert answers[-1]["Retry-After"] == "42"
+
+
+@pytest.mark.parametrize("scope", sorted(SCOPES))
+def test_each_scope_names_its_own_policy(api, project, clock, monkeypatch, scope):
+    for number, name in enumerate(sorted(SCOPES), start=10):
+        monkeypatch.setitem(ClientScopedRateThrottle.THROTTLE_RATES, name, f"{number}/min")
+    quota = 10 + sorted(SCOPES).index(scope)
+
+    response = SCOPES[scope](api)
+
+    assert response["RateLimit-Policy"] == f'"{scope}";q={quota};w=60'
+    assert response["RateLimit"] == f'"{scope}";r={quota - 1};t=60'
+
+
+def test_a_refused_credential_says_its_own_budget_and_an_unchecked_one_none(api_key, project, auth_failures, clock):
+    prefix = api_key.partition(".")[0]
+    first = sessions_as(f"{prefix}.guess")
+    for n in range(5):
+        sessions_as(f"{prefix}.guess{n}")
+
+    refused = sessions_as(f"{prefix}.guess-again")
+
+    assert first.status_code == 401 and "RateLimit" not in first  # refused before any budget was counted
+    assert refused.status_code == 429
+    assert (refused["RateLimit-Policy"], refused["RateLimit"]) == ('"auth_failure";q=5;w=60', '"auth_failure";r=0;t=60')
+    assert refused["Retry-After"] == "60"
+
+
+def test_pages_outside_the_api_carry_no_rate_limit(client):
+    assert "RateLimit" not in client.get("/healthz")

@@ -1,6 +1,6 @@
 """The trace of one session (seed section 9): everything read in a fixed number of queries.
 
-Eight queries whatever the number of steps, invocations or refs: session (with its invocation
+Eight queries (nine for a turn of a conversation) whatever the number of steps, invocations or refs: session (with its invocation
 counts), steps, one page of invocations, their refs, the latest round's claim checks, recent
 feedback events, the case, the bad case. Ref contents are cut to a preview in the database.
 """
@@ -22,7 +22,7 @@ from diagnosis.models import (
     InvocationStatus,
     ToolInvocation,
 )
-from diagnosis.selectors import session_get
+from diagnosis.selectors import conversation_turns, session_get
 from feedback.models import FeedbackEvent
 
 
@@ -44,6 +44,7 @@ class Trace:
     feedback_history: list[FeedbackEvent]  # newest first, at most SELFEVAL_TRACE_FEEDBACK_HISTORY
     case: Case | None
     bad_case: BadCase | None  # the open one, else the most recent
+    conversation: list[DiagnosisSession]  # the turns of its conversation in order, itself included; [] for none
 
 
 def _count(**conditions) -> models.Subquery:
@@ -118,6 +119,7 @@ def trace_get(
         feedback_history=history,
         case=Case.objects.filter(session=session).first(),
         bad_case=bad_case,
+        conversation=conversation_turns(session=session),
     )
 
 

@@ -9,9 +9,12 @@ holder's page last refreshed it (`HEARTBEAT_SECONDS`).
 import datetime as dt
 from dataclasses import dataclass
 
+from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
+from django.db.models import F, OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
 from backoffice.models import ReviewLock, TriageAssignment
@@ -56,6 +59,67 @@ def triage_assignments_take(*, session_pks: list[int], user: AbstractBaseUser) -
         )
         taken = TriageAssignment.objects.filter(session_id__in=pks, assignee=user).count()
     return TakeResult(taken=taken, held_by_others=len(pks) - taken)
+
+
+# A concurrent "take next" may win some of the sessions this one picked: pick again, this many times.
+_TAKE_NEXT_ROUNDS = 3
+
+
+def triage_assignments_take_next(*, queue: QuerySet[DiagnosisSession], user: AbstractBaseUser, count: int) -> list[int]:
+    """Assign to `user` the `count` oldest sessions of `queue` (the triage queue as the reviewer
+    filtered it) that nobody has taken; returns their pks, oldest first.
+
+    Two reviewers taking at once never share a session: an insert that meets another's assignment
+    is dropped, and the sessions it missed are picked again from what is left.
+    """
+    _require_review(user)
+    taken: list[int] = []
+    for _round in range(_TAKE_NEXT_ROUNDS):
+        wanted = count - len(taken)
+        if wanted <= 0:
+            break
+        free = queue.filter(triage_assignment__isnull=True).exclude(pk__in=taken).order_by("created_at", "id")
+        pks = list(free.values_list("pk", flat=True)[:wanted])
+        if not pks:
+            break
+        now = timezone.now()
+        TriageAssignment.objects.bulk_create(
+            [TriageAssignment(session_id=pk, assignee=user, assigned_at=now) for pk in pks], ignore_conflicts=True
+        )
+        mine = set(
+            TriageAssignment.objects.filter(session_id__in=pks, assignee=user).values_list("session_id", flat=True)
+        )
+        taken += [pk for pk in pks if pk in mine]
+    return taken
+
+
+def triage_assignment_round_robin(*, session_pk: int) -> TriageAssignment | None:
+    """Give a session that is waiting in the triage queue, and that nobody has taken, to the next
+    reviewer in turn: the active staff member of `SELFEVAL_TRIAGE_ROUND_ROBIN_GROUP` whose latest
+    assignment (given or taken) is the oldest, one who has none first, ties by username.
+
+    Does nothing when the setting names no group, the group has nobody, the session does not need
+    review or is already assigned. Call inside the transaction that put the session in the queue.
+    """
+    group = settings.SELFEVAL_TRIAGE_ROUND_ROBIN_GROUP
+    if not group:
+        return None
+    waiting = DiagnosisSession.objects.filter(pk=session_pk, needs_review=True, triage_assignment__isnull=True)
+    if not waiting.exists():
+        return None
+    latest = TriageAssignment.objects.filter(assignee=OuterRef("pk")).order_by("-assigned_at").values("assigned_at")
+    reviewer = (
+        get_user_model()
+        .objects.filter(is_active=True, is_staff=True, groups__name=group)
+        .annotate(latest=Subquery(latest[:1]))
+        .order_by(F("latest").asc(nulls_first=True), "username")
+        .first()
+    )
+    if reviewer is None:
+        return None
+    assignment = TriageAssignment(session_id=session_pk, assignee=reviewer, assigned_at=timezone.now())
+    created = TriageAssignment.objects.bulk_create([assignment], ignore_conflicts=True)
+    return created[0] if created else None
 
 
 def triage_assignments_release(*, session_pks: list[int], user: AbstractBaseUser) -> int:

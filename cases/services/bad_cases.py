@@ -59,18 +59,17 @@ _CLOSED_STATUSES = (BadCaseStatus.FIXED, BadCaseStatus.WONT_FIX)
 _UPDATABLE_FIELDS = ("status", "category", "assignee", "notes")
 
 
-def bad_case_update(*, bad_case: BadCase, user: AbstractBaseUser, **fields: Any) -> BadCase:
-    """Triage a bad case: status, category, assignee, notes. Needs `cases.change_badcase`.
+def bad_case_update_errors(*, bad_case: BadCase, fields: dict[str, Any]) -> dict[str, str]:
+    """What is wrong with triaging `bad_case` with `fields` (field -> message, empty when nothing):
+    unknown values, and reopening while another bad case of the session is open.
 
-    `closed_at` is set when the status becomes fixed or won't fix and cleared on reopening;
-    reopening while another bad case of the session is open is refused.
+    The bad-case form runs it in `clean()`, so a refused save shows the form again with what was
+    typed; `bad_case_update` runs it before writing.
     """
-    if not user.has_perm("cases.change_badcase"):
-        raise PermissionDenied("Triaging bad cases needs the cases.change_badcase permission.")
+    errors: dict[str, str] = {}
     unknown = sorted(set(fields) - set(_UPDATABLE_FIELDS))
     if unknown:
-        raise ValidationError(f"Not updatable bad case fields: {', '.join(unknown)}")
-    errors: dict[str, str] = {}
+        errors["__all__"] = f"Not updatable bad case fields: {', '.join(unknown)}"
     if "status" in fields and fields["status"] not in BadCaseStatus.values:
         errors["status"] = f"Unknown status {fields['status']!r}; one of {', '.join(BadCaseStatus.values)}."
     if "category" in fields and fields["category"] not in [*BadCaseCategory.values, ""]:
@@ -80,13 +79,44 @@ def bad_case_update(*, bad_case: BadCase, user: AbstractBaseUser, **fields: Any)
     assignee = fields.get("assignee")
     if assignee is not None and not isinstance(assignee, get_user_model()):
         errors["assignee"] = "Must be a user or None."
+    reopening = fields.get("status") in OPEN_BAD_CASE_STATUSES and bad_case.status in _CLOSED_STATUSES
+    if reopening and "status" not in errors and _another_open(bad_case):
+        errors["status"] = gettext("The session already has another open bad case; close that one first.")
+    return errors
+
+
+def _another_open(bad_case: BadCase) -> bool:
+    return (
+        BadCase.objects.filter(session_id=bad_case.session_id, status__in=OPEN_BAD_CASE_STATUSES)
+        .exclude(pk=bad_case.pk)
+        .exists()
+    )
+
+
+def bad_case_update(*, bad_case: BadCase, user: AbstractBaseUser, add_note: str = "", **fields: Any) -> BadCase:
+    """Triage a bad case: status, category, assignee, notes. Needs `cases.change_badcase`.
+
+    `add_note` appends a line to the notes as they are under the row lock, once (a note already
+    there is not added again). `closed_at` is set when the status becomes fixed or won't fix and
+    cleared on reopening; reopening while another bad case of the session is open is refused
+    (`bad_case_update_errors`; the partial unique index settles a concurrent reopening).
+    """
+    if not user.has_perm("cases.change_badcase"):
+        raise PermissionDenied("Triaging bad cases needs the cases.change_badcase permission.")
+    errors = bad_case_update_errors(bad_case=bad_case, fields=fields)
+    if not isinstance(add_note, str):
+        errors["notes"] = "Must be text."
     if errors:
         raise ValidationError(errors)
+    add_note = add_note.strip()
     try:
         with transaction.atomic():
             locked = BadCase.objects.select_for_update().get(pk=bad_case.pk)
             for name, value in fields.items():
                 setattr(locked, name, value)
+            if add_note and add_note not in locked.notes:
+                locked.notes = f"{locked.notes.rstrip()}\n{add_note}".strip()
+                fields.setdefault("notes", locked.notes)
             if "status" in fields:
                 if fields["status"] in _CLOSED_STATUSES:
                     locked.closed_at = locked.closed_at or timezone.now()
@@ -95,7 +125,7 @@ def bad_case_update(*, bad_case: BadCase, user: AbstractBaseUser, **fields: Any)
             locked.save(update_fields=[*fields, "closed_at", "updated_at"])
     except IntegrityError:
         raise ValidationError(
-            {"status": "The session already has another open bad case; close that one first."}
+            {"status": gettext("The session already has another open bad case; close that one first.")}
         ) from None
     return locked
 
@@ -117,11 +147,10 @@ def bad_case_record_miscitation(
     }
     with transaction.atomic():
         bad_case = bad_case_open_for_session(session=session, source=BadCaseSource.REVIEWER)
-        notes = bad_case.notes if note in bad_case.notes else f"{bad_case.notes.rstrip()}\n{note}".strip()
         return bad_case_update(
             bad_case=bad_case,
             user=user,
             category=BadCaseCategory.MISCITED_EVIDENCE,
             status=BadCaseStatus.TRIAGED,
-            notes=notes,
+            add_note=note,
         )

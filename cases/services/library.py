@@ -10,7 +10,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from cases.models import Case, CaseRevision, CaseSourceType, CaseStatus, FaultCategory
+from cases.models import Case, CaseRevision, CaseRevisionAction, CaseSourceType, CaseStatus, FaultCategory
 from cases.services.extraction import case_fields_extract
 from core.tenancy.models import Project
 from diagnosis.models import DiagnosisSession
@@ -55,7 +55,9 @@ def case_create_from_session(*, session: DiagnosisSession, created_by: str = "sy
                 service=extracted.service,
                 created_by=created_by,
             )
-            CaseRevision.objects.create(case=case, action="create", changes={"source_type": [None, "AUTO"]})
+            CaseRevision.objects.create(
+                case=case, action=CaseRevisionAction.CREATE, changes={"source_type": [None, CaseSourceType.AUTO]}
+            )
             return case
     except IntegrityError:
         # A concurrent request created it between our read and our insert.
@@ -66,7 +68,7 @@ def case_create_manual(*, user: AbstractBaseUser, project: Project, **fields: An
     """A case written by staff (sourceType MANUAL, pending review). Needs `cases.add_case`."""
     if not user.has_perm("cases.add_case"):
         raise PermissionDenied("Adding cases needs the cases.add_case permission.")
-    values = _clean_fields(fields)
+    values = case_fields_clean(fields)
     if not values.get("title", "").strip():
         raise ValidationError({"title": "A manual case needs a title."})
     with transaction.atomic():
@@ -77,7 +79,10 @@ def case_create_manual(*, user: AbstractBaseUser, project: Project, **fields: An
             **values,
         )
         CaseRevision.objects.create(
-            case=case, editor=user, action="create", changes={name: [None, value] for name, value in values.items()}
+            case=case,
+            editor=user,
+            action=CaseRevisionAction.CREATE,
+            changes={name: [None, value] for name, value in values.items()},
         )
     return case
 
@@ -90,7 +95,7 @@ def case_update(*, case: Case, user: AbstractBaseUser, changes: dict[str, Any]) 
     """
     if not user.has_perm("cases.change_case"):
         raise PermissionDenied("Editing cases needs the cases.change_case permission.")
-    values = _clean_fields(changes)
+    values = case_fields_clean(changes)
     with transaction.atomic():
         locked = Case.objects.select_for_update().get(pk=case.pk)
         diff = {
@@ -100,7 +105,7 @@ def case_update(*, case: Case, user: AbstractBaseUser, changes: dict[str, Any]) 
             for name, (_old, new) in diff.items():
                 setattr(locked, name, new)
             locked.save(update_fields=[*diff, "updated_at"])
-            CaseRevision.objects.create(case=locked, editor=user, action="edit", changes=diff)
+            CaseRevision.objects.create(case=locked, editor=user, action=CaseRevisionAction.EDIT, changes=diff)
     return locked
 
 
@@ -137,12 +142,18 @@ def _case_review(*, case: Case, user: AbstractBaseUser, status: str, note: str, 
         locked.reviewed_at = timezone.now()
         locked.save(update_fields=["status", "review_note", "reviewed_by", "reviewed_at", "updated_at"])
         CaseRevision.objects.create(
-            case=locked, editor=user, action="approve" if status == CaseStatus.APPROVED else "reject", changes=decision
+            case=locked,
+            editor=user,
+            action=CaseRevisionAction.APPROVE if status == CaseStatus.APPROVED else CaseRevisionAction.REJECT,
+            changes=decision,
         )
     return locked
 
 
-def _clean_fields(fields: dict[str, Any]) -> dict[str, Any]:
+def case_fields_clean(fields: dict[str, Any]) -> dict[str, Any]:
+    """The editable fields as stored (line ends normalised), or ValidationError naming each bad one.
+
+    The case form runs it in `clean()`, so a refused save shows the form again with what was typed."""
     unknown = sorted(set(fields) - set(EDITABLE_FIELDS))
     if unknown:
         raise ValidationError(f"Not editable case fields: {', '.join(unknown)}")

@@ -85,6 +85,7 @@ INSTALLED_APPS = [
     "django_tasks_db",
     "axes",
     "core.tenancy",
+    "core.api",
     "diagnosis",
     "feedback",
     "cases",
@@ -98,6 +99,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "core.api.middleware.NulInURLMiddleware",
+    "core.api.middleware.RateLimitHeadersMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -274,18 +276,26 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "SelfEval API",
     "DESCRIPTION": (
         "Ingestion, feedback, trace and evolution-verification API of SelfEval. "
-        "Machine clients send `Authorization: Api-Key <key>`; admin users use their session. "
-        "Every write endpoint also takes a compressed body (`Content-Encoding: gzip` or `deflate`); "
-        "its size limit applies once inflated."
+        "Machine clients send `Authorization: Api-Key <key>`; admin users use their session.\n\n"
+        "Every write endpoint takes a compressed request body: `Content-Encoding: gzip` (or `deflate`) is a "
+        "header of the transport, set by the HTTP client that compresses the body, not an operation parameter; "
+        "SELFEVAL_MAX_BODY_BYTES applies to the body once inflated, another coding is a 415. Answers carry "
+        "`RateLimit-Policy` and `RateLimit` (IETF draft-ietf-httpapi-ratelimit-headers-10) for the operation's "
+        'throttle scope, e.g. `RateLimit-Policy: "feedback";q=600;w=60` and `RateLimit: "feedback";r=597;t=42` '
+        "(requests left, seconds until the window resets); a 429 or a 503 carries `Retry-After`."
     ),
     "VERSION": "1.0.0",
+    # JSON Schema 2020-12: a null alternative is `"type": [..., "null"]` or `oneOf [..., {"type": "null"}]`,
+    # which strict validators (openapi-core) and model generators read, unlike 3.0's `nullable` beside a `$ref`.
+    "OAS_VERSION": "3.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
-    "COMPONENT_SPLIT_REQUEST": True,
-    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
+        "core.api.schema.response_headers_postprocess",
         "core.api.schema.write_bodies_required",
     ],
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     # Swagger UI is served from the sidecar package's static files, never from a CDN.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
@@ -352,8 +362,15 @@ SELFEVAL_CLAIM_CHECK_ROUNDS = env_int("SELFEVAL_CLAIM_CHECK_ROUNDS", 10)
 SELFEVAL_FEEDBACK_TOKEN_TTL = env_int("SELFEVAL_FEEDBACK_TOKEN_TTL", 15 * 60)
 # How long (seconds) POST /api/feedback remembers an Idempotency-Key and the answer it got.
 SELFEVAL_IDEMPOTENCY_KEY_TTL = env_int("SELFEVAL_IDEMPOTENCY_KEY_TTL", 24 * 60 * 60)
+# Round-robin assignment of new triage queue items: the name of the group whose active staff take
+# turns (e.g. "Reviewer"); empty (the default) leaves new items unassigned until someone takes them.
+SELFEVAL_TRIAGE_ROUND_ROBIN_GROUP = env_str("SELFEVAL_TRIAGE_ROUND_ROBIN_GROUP")
+# How many sessions the triage queue's "Take next" assigns at once.
+SELFEVAL_TAKE_NEXT = env_int("SELFEVAL_TAKE_NEXT", 10)
 # How many recent feedback events the trace API shows.
 SELFEVAL_TRACE_FEEDBACK_HISTORY = env_int("SELFEVAL_TRACE_FEEDBACK_HISTORY", 20)
+# Turns of a session's conversation the trace lists (GET /api/trace/<sessionId>, `conversation`).
+SELFEVAL_TRACE_CONVERSATION_TURNS = env_int("SELFEVAL_TRACE_CONVERSATION_TURNS", 50)
 # Tool invocations per trace page, and characters of a tool output or ref content the trace shows
 # before it cuts to a preview with a link to the whole.
 SELFEVAL_TRACE_INVOCATIONS = env_int("SELFEVAL_TRACE_INVOCATIONS", 50)
@@ -380,6 +397,8 @@ SELFEVAL_LLM_API_KEY = env_str("SELFEVAL_LLM_API_KEY")
 SELFEVAL_LLM_TIMEOUT = env_float("SELFEVAL_LLM_TIMEOUT", 20.0)
 SELFEVAL_LLM_RETRIES = env_int("SELFEVAL_LLM_RETRIES", 2)
 SELFEVAL_LLM_RETRY_BACKOFF = env_float("SELFEVAL_LLM_RETRY_BACKOFF", 0.5)
+# The longest wait between two attempts; an endpoint asking (Retry-After) for longer is not asked again.
+SELFEVAL_LLM_RETRY_MAX_WAIT = env_float("SELFEVAL_LLM_RETRY_MAX_WAIT", 30.0)
 SELFEVAL_LLM_CACHE_SECONDS = env_int("SELFEVAL_LLM_CACHE_SECONDS", 7 * 86400)
 if SELFEVAL_JUDGE != "deterministic" and not (SELFEVAL_LLM_BASE_URL and SELFEVAL_LLM_MODEL):
     raise ImproperlyConfigured(f"SELFEVAL_JUDGE={SELFEVAL_JUDGE} needs SELFEVAL_LLM_BASE_URL and SELFEVAL_LLM_MODEL")

@@ -16,6 +16,7 @@ from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views import defaults
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -114,8 +115,9 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     return response
 
 
+@csrf_exempt  # a POST to a mistyped address is a 404 in the envelope, not the CSRF failure page
 def api_not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
-    """Every address under /api/ that no route serves."""
+    """Every address under /api/ that no route serves, whatever the method."""
     return JsonResponse(error_body("not_found", "No API endpoint at this address."), status=404)
 
 

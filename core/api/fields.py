@@ -70,3 +70,15 @@ class BlankAsNullChoiceField(serializers.ChoiceField):
 
     def to_representation(self, value: Any) -> Any:
         return value or None
+
+
+class BlankAsNullCharField(serializers.CharField):
+    """Output text whose unset value is null: the column stores "", the API says null."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_null", True)
+        kwargs.setdefault("read_only", True)
+        super().__init__(**kwargs)
+
+    def to_representation(self, value: Any) -> Any:
+        return value or None

@@ -1,11 +1,17 @@
 """django-filter pieces shared by the API's filter sets."""
 
 import datetime as dt
+import difflib
+from collections.abc import Iterable
 
 import django_filters
 from django import forms
 from django_filters.fields import IsoDateTimeField
 from drf_spectacular.utils import extend_schema_field
+from rest_framework.request import Request
+from rest_framework.settings import api_settings
+
+from core.api.errors import ApplicationError
 
 
 class APIFilterSet(django_filters.FilterSet):
@@ -66,3 +72,47 @@ class BoundedIntegerFilter(django_filters.NumberFilter):
     def __init__(self, *, min_value: int, max_value: int, **kwargs) -> None:
         super().__init__(min_value=min_value, max_value=max_value, **kwargs)
         extend_schema_field({"type": "integer", "minimum": min_value, "maximum": max_value})(self)
+
+
+class KnownQueryParametersMixin:
+    """A list view that refuses a query parameter it does not read: a misspelt or snake_case filter
+    (`verifier_verdict=PASS` for `verifierVerdict`) is a 400 naming it, never a silently unfiltered list.
+
+    The list reads its filter set's filters, `list_query_parameters` (a search serializer's fields),
+    its paginator's cursor and page size, and DRF's format override.
+    """
+
+    list_query_parameters: tuple[str, ...] = ()
+
+    def list(self, request: Request, *args, **kwargs):
+        query_parameters_check(request=request, known=self._known_query_parameters())
+        return super().list(request, *args, **kwargs)
+
+    def _known_query_parameters(self) -> set[str]:
+        known = {*self.list_query_parameters, api_settings.URL_FORMAT_OVERRIDE}
+        filterset = getattr(self, "filterset_class", None)
+        if filterset is not None:
+            known.update(filterset.base_filters)
+        paginator = self.paginator
+        if paginator is not None:
+            known.update(
+                name
+                for name in (getattr(paginator, "cursor_query_param", None), paginator.page_size_query_param)
+                if name
+            )
+        return known - {None}
+
+
+def query_parameters_check(*, request: Request, known: Iterable[str]) -> None:
+    """ApplicationError (400) naming each query parameter of the request that is not `known`, with
+    the closest known name when there is one."""
+    known = sorted(known)
+    unknown = sorted(set(request.query_params) - set(known))
+    if not unknown:
+        return
+    fields = {}
+    for name in unknown:
+        close = difflib.get_close_matches(name.replace("_", ""), known, n=1, cutoff=0.6)
+        hint = f" Did you mean {close[0]}?" if close else ""
+        fields[name] = [f"Unknown query parameter.{hint} Known: {', '.join(known)}."]
+    raise ApplicationError(f"Unknown query parameter: {', '.join(unknown)}", code="unknown_parameter", fields=fields)

@@ -5,6 +5,7 @@ from urllib.parse import unquote_plus
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 
 from .errors import database_unavailable_response, error_body, is_database_unavailable
+from .throttling import rate_limit_of
 
 logger = logging.getLogger(__name__)
 
@@ -44,3 +45,19 @@ class DatabaseUnavailableMiddleware:
             return None
         logger.warning("Database unavailable at %s: %s", request.path, exception)
         return database_unavailable_response(request)
+
+
+class RateLimitHeadersMiddleware:
+    """`RateLimit` and `RateLimit-Policy` on every answer to a request a throttle counted
+    (core.api.throttling): the client sees its budget before it runs out, not only in a 429."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        state = rate_limit_of(request)
+        if state is not None:
+            for name, value in state.headers().items():
+                response[name] = value
+        return response

@@ -1,9 +1,9 @@
-"""Shared OpenAPI pieces: the error envelope, the error statuses each kind of operation really
-answers, and the schema's post-processing.
+"""Shared OpenAPI pieces: the error envelope, the error statuses each kind of operation really answers,
+and the schema's post-processing.
 
-`Content-Encoding` is not a parameter of the operations: it says how the body is transported
-(gzip or deflate, or none), not what it means, and a schema-driven client or fuzzer that picks
-`deflate` from an enum sends a body that is not deflated. The API's description says it instead."""
+`Content-Encoding` is no operation parameter: it is a header of the transport, set by the HTTP client
+that compresses the body (a client generated from a parameter would send the header over a plain
+body). The API's description (SPECTACULAR_SETTINGS) says which codings every write endpoint takes."""
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSerializerFieldExtension
 from drf_spectacular.utils import OpenApiResponse, inline_serializer
@@ -67,8 +67,9 @@ class StrictCharFieldSchema(OpenApiSerializerFieldExtension):
     target_class = "core.api.fields.StrictCharField"
 
     def map_serializer_field(self, auto_schema, direction):
-        schema = auto_schema._map_serializer_field(self.target, direction, bypass_extensions=True)
-        return schema if self.target.allow_blank else {**schema, "pattern": r"\S"}
+        # drf-spectacular adds the field's metadata (nullable, minLength, default) and its length
+        # validators around what this returns, as for any CharField.
+        return {"type": "string"} if self.target.allow_blank else {"type": "string", "pattern": r"\S"}
 
 
 class ProjectAPIKeyScheme(OpenApiAuthenticationExtension):
@@ -82,3 +83,57 @@ class ProjectAPIKeyScheme(OpenApiAuthenticationExtension):
             "name": "Authorization",
             "description": "`Api-Key <key>`: a per-project key created with `manage.py create_api_key`.",
         }
+
+
+class LangfuseBasicScheme(OpenApiAuthenticationExtension):
+    target_class = "core.api.authentication.LangfuseBasicAuthentication"
+    name = "LangfuseBasic"
+
+    def get_security_definition(self, auto_schema):
+        return {
+            "type": "http",
+            "scheme": "basic",
+            "description": "Langfuse SDK credentials: the API key's prefix as the public key, the API key as the secret.",
+        }
+
+
+# The answers' headers every operation documents: each is throttled (a test holds every API view to a
+# throttle scope), so each answer past authentication says its budget; a 429 or a 503 says when to retry.
+RESPONSE_HEADERS = {
+    "RateLimit-Policy": {
+        "description": "The operation's quota policy, named after its throttle scope (draft-ietf-httpapi-ratelimit-"
+        'headers-10): `"<scope>";q=<requests>;w=<window seconds>`. Absent when the request was refused before '
+        "it was counted (credentials).",
+        "schema": {"type": "string"},
+        "example": '"feedback";q=600;w=60',
+    },
+    "RateLimit": {
+        "description": 'What is left of the policy\'s window: `"<scope>";r=<requests left>;t=<seconds until it '
+        "resets>`.",
+        "schema": {"type": "string"},
+        "example": '"feedback";r=597;t=42',
+    },
+}
+RETRY_AFTER_HEADER = {
+    "description": "Seconds to wait before retrying",
+    "schema": {"type": "integer", "minimum": 0},
+    "example": 30,
+}
+RETRY_AFTER_STATUSES = {"429", "503"}
+
+
+def response_headers_postprocess(result: dict, generator, request, public: bool) -> dict:
+    """drf-spectacular postprocessing hook: the RateLimit headers on every answer of every operation,
+    Retry-After on its 429 and 503, each defined once under components.headers."""
+    headers = result.setdefault("components", {}).setdefault("headers", {})
+    headers.update(RESPONSE_HEADERS)
+    headers["Retry-After"] = RETRY_AFTER_HEADER
+    references = {name: {"$ref": f"#/components/headers/{name}"} for name in RESPONSE_HEADERS}
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            for status_code, response in operation.get("responses", {}).items():
+                documented = response.setdefault("headers", {})
+                documented.update(references)
+                if status_code in RETRY_AFTER_STATUSES:
+                    documented["Retry-After"] = {"$ref": "#/components/headers/Retry-After"}
+    return result

@@ -1,4 +1,15 @@
+"""Rate limits per client and scope, and the RateLimit headers that tell a client its budget.
+
+The headers follow draft-ietf-httpapi-ratelimit-headers-10 (Structured Fields): one quota policy per
+throttle scope, named after it, `RateLimit-Policy: "feedback";q=600;w=60`, and the state of its
+window, `RateLimit: "feedback";r=597;t=42` (requests left, seconds until the window ends). The
+throttle that counted a request leaves its state on the request; `RateLimitHeadersMiddleware` writes
+it on the answer, whatever the answer (a 429 says r=0, beside `Retry-After`).
+"""
+
+import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TypeVar
 
 from django.http import HttpRequest
@@ -9,6 +20,31 @@ from rest_framework.throttling import BaseThrottle, ScopedRateThrottle
 from core.tenancy.models import ProjectAPIKey
 
 T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class RateLimitState:
+    """One scope's budget as counted for this request."""
+
+    policy: str  # the throttle scope
+    quota: int  # requests per window
+    window: int  # seconds
+    remaining: int
+    reset: int  # seconds until the window ends
+
+    def headers(self) -> dict[str, str]:
+        return {
+            "RateLimit-Policy": f'"{self.policy}";q={self.quota};w={self.window}',
+            "RateLimit": f'"{self.policy}";r={self.remaining};t={self.reset}',
+        }
+
+
+RATE_LIMIT_ATTRIBUTE = "selfeval_rate_limit"
+
+
+def rate_limit_of(request: HttpRequest) -> RateLimitState | None:
+    """The budget a throttle counted this request against, if any did."""
+    return getattr(request, RATE_LIMIT_ATTRIBUTE, None)
 
 
 def client_address(request: HttpRequest | Request) -> str:
@@ -44,7 +80,20 @@ class ClientScopedRateThrottle(ScopedRateThrottle):
         if not self.scope:
             return True
         self._start_window()
-        return self._hit(f"{self.get_cache_key(request, view)}:{self.window}") <= self.num_requests
+        count = self._hit(f"{self.get_cache_key(request, view)}:{self.window}")
+        self._record(request, remaining=max(0, self.num_requests - count))
+        return count <= self.num_requests
+
+    def _record(self, request: HttpRequest | Request, *, remaining: int) -> None:
+        """Leave the counted budget on the Django request (a DRF request wraps one) for the headers."""
+        state = RateLimitState(
+            policy=self.scope,
+            quota=self.num_requests,
+            window=self.duration,
+            remaining=remaining,
+            reset=math.ceil(self.wait()),
+        )
+        setattr(getattr(request, "_request", request), RATE_LIMIT_ATTRIBUTE, state)
 
     def _start_window(self) -> None:
         self.rate = self.get_rate()
@@ -64,20 +113,33 @@ class ClientScopedRateThrottle(ScopedRateThrottle):
 
 
 class AuthenticationFailureThrottle(ClientScopedRateThrottle):
-    """Failed authentications per client address (scope `auth_failure`). Past the rate an address
-    is refused (429) before its credentials are even checked, until the window ends: so a wrong
-    key cannot be told from a right one by a client guessing them."""
+    """Failed authentications per client address and credential (scope `auth_failure`).
+
+    A credential is an API key's public prefix (the part before the dot), or the kind of credential
+    when it has none (feedback tokens). Past the rate, that credential from that address is refused
+    (429) before it is even checked, until the window ends: so a wrong secret cannot be told from a
+    right one by a client guessing them, and one misconfigured agent behind a shared address never
+    locks out the other agents' keys. The success path costs one cache read; only a failure writes.
+    """
 
     scope = "auth_failure"
 
-    def guard(self, request: HttpRequest | Request, authenticate: Callable[[], T]) -> T:
-        """Run `authenticate`, counting its AuthenticationFailed against the client's address."""
+    def guard(self, request: HttpRequest | Request, authenticate: Callable[[], T], *, credential: str) -> T:
+        """Run `authenticate`, counting its AuthenticationFailed against (client address, `credential`)."""
         self._start_window()
-        key = f"throttle_{self.scope}_ip:{client_address(request)}:{self.window}"
+        key = f"throttle_{self.scope}_ip:{client_address(request)}:{credential}:{self.window}"
         if (self.cache.get(key) or 0) >= self.num_requests:
+            self._record(request, remaining=0)
             raise exceptions.Throttled(wait=self.wait())
         try:
             return authenticate()
         except exceptions.AuthenticationFailed:
             self._hit(key)
             raise
+
+
+def api_key_credential(key: str) -> str:
+    """What failed authentications with `key` count against: its prefix (the cache key's safe
+    characters only, at most 32 of them), never its secret."""
+    prefix = key.partition(".")[0]
+    return "key:" + "".join(char for char in prefix if char.isascii() and char.isalnum())[:32]

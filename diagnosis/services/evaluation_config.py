@@ -46,6 +46,7 @@ def evaluation_config() -> EvaluationConfig:
             timeout=float(settings.SELFEVAL_LLM_TIMEOUT),
             retries=int(settings.SELFEVAL_LLM_RETRIES),
             backoff=float(settings.SELFEVAL_LLM_RETRY_BACKOFF),
+            max_wait=float(settings.SELFEVAL_LLM_RETRY_MAX_WAIT),
             cache_seconds=int(settings.SELFEVAL_LLM_CACHE_SECONDS),
         )
     return EvaluationConfig(

@@ -21,16 +21,19 @@ from typing import Any
 
 from django.db.models import Prefetch
 
+from core.text import json_sorted_keys
 from diagnosis.models import DiagnosisSession, DiagnosisStep, EvidenceRef, ToolInvocation
 
 # The session columns `session_payload` reads; the evaluation bookkeeping can stay in the database.
 PAYLOAD_FIELDS = (
     "pk",
     "session_id",
+    "conversation_id",
     "mode",
     "query",
     "answer",
     "status",
+    "error",
     "created_at",
     "finished_at",
     "alert",
@@ -62,21 +65,28 @@ def session_payload(*, session: DiagnosisSession, with_self_evaluation: bool = T
     self_evaluation = session.self_evaluation if with_self_evaluation else None
     return {
         "sessionId": session.session_id,
+        "conversationId": session.conversation_id or None,
         "mode": session.mode,
         "query": session.query,
         "answer": session.answer,
         "status": session.status,
+        "error": session.error or None,
         "createdAt": _instant(session.created_at),
         "finishedAt": _instant(session.finished_at),
-        "alert": _sorted_keys(session.alert),
-        "activeAlerts": _sorted_keys(session.active_alerts or []),
+        "alert": json_sorted_keys(session.alert),
+        "activeAlerts": json_sorted_keys(session.active_alerts or []),
         "steps": [
-            {"index": step.index, "name": step.name, "status": step.status, "detail": _sorted_keys(step.detail or {})}
+            {
+                "index": step.index,
+                "name": step.name,
+                "status": step.status,
+                "detail": json_sorted_keys(step.detail or {}),
+            }
             for step in session.steps.all()
         ],
         "toolInvocations": [_invocation_payload(inv) for inv in session.invocations.all()],
-        "executorOutput": _sorted_keys(session.executor_output),
-        "selfEvaluation": _sorted_keys(self_evaluation) or None,
+        "executorOutput": json_sorted_keys(session.executor_output),
+        "selfEvaluation": json_sorted_keys(self_evaluation) or None,
     }
 
 
@@ -86,8 +96,8 @@ def _invocation_payload(inv: ToolInvocation) -> dict[str, Any]:
         "stepIndex": inv.step_index,
         "toolName": inv.tool_name,
         "status": inv.status,
-        "arguments": _sorted_keys(inv.arguments or {}),
-        "output": _sorted_keys(inv.output),
+        "arguments": json_sorted_keys(inv.arguments or {}),
+        "output": json_sorted_keys(inv.output),
         "error": inv.error or None,
         "latencyMs": inv.latency_ms,
         "retrievalDetails": {
@@ -105,12 +115,3 @@ def _instant(moment: dt.datetime | None) -> str | None:
     if moment is None:
         return None
     return moment.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
-
-
-def _sorted_keys(value: Any) -> Any:
-    """A copy of a JSON value with every object's keys in sorted order."""
-    if isinstance(value, dict):
-        return {key: _sorted_keys(value[key]) for key in sorted(value)}
-    if isinstance(value, list):
-        return [_sorted_keys(item) for item in value]
-    return value

@@ -114,6 +114,8 @@ def session_rows_from_payload(*, data: dict[str, Any], trusted_layers: bool = Fa
         "query": data["query"],
         "answer": data["answer"],
         "status": data["status"],
+        "error": data.get("error") or "",
+        "conversation_id": data.get("conversationId") or "",
         "alert": alert,
         "alert_name": (alert or {}).get("name", ""),
         "alert_service": (alert or {}).get("service", ""),

@@ -10,18 +10,20 @@ from django.db.models import OuterRef, Subquery
 
 from cases.models import BadCase, BadCaseSource, Case
 from cases.services import bad_case_open_for_session, case_create_from_session
+from core.api.idempotency import (
+    StoredAnswer,
+    api_key_client,
+    idempotency_answer_store,
+    idempotency_claim,
+    request_fingerprint,
+)
 from core.tenancy.access import Access
 from core.tenancy.models import ProjectAPIKey
 from diagnosis.models import DiagnosisSession, Feedback
 from diagnosis.selectors import session_get
 from diagnosis.services.session_days import session_day_key, session_days_mark_changed
 from feedback.models import EndUserVote, FeedbackClient, FeedbackEvent
-from feedback.services.idempotency import (
-    StoredAnswer,
-    idempotency_answer_store,
-    idempotency_claim,
-    request_fingerprint,
-)
+from feedback.signals import feedback_recorded
 
 RECORDED_MESSAGE = "反馈已记录"  # the seed's answer to a recorded vote
 
@@ -46,7 +48,7 @@ class FeedbackSubmitter:
     def identity(self) -> str:
         """The client, for what is kept per client (idempotency keys): "" for none."""
         if self.api_key is not None:
-            return f"key:{self.api_key.pk}"
+            return api_key_client(self.api_key)
         if self.end_user_id:
             return f"enduser:{self.access.project_id}/{self.end_user_id}"
         if self.user is not None and self.user.is_authenticated:
@@ -108,7 +110,7 @@ def feedback_submit(
     With an `idempotency_key` (the client's Idempotency-Key header), the key is claimed first and
     the answer stored with the vote, in the same transaction: repeating the request returns
     `replayed` (the stored answer) and writes nothing; the key with other arguments is an
-    ApplicationError (422). See feedback.services.idempotency.
+    ApplicationError (422). See core.api.idempotency.
     Raises PermissionDenied when a token's submitter names another session.
     """
     if value not in Feedback.values:
@@ -166,6 +168,7 @@ def _vote(
         user=submitter.user if submitter.user is not None and submitter.user.is_authenticated else None,
         end_user_id=submitter.end_user_id,
     )
+    feedback_recorded.send(sender=FeedbackEvent, session=session, value=value)
     if value == Feedback.USEFUL:
         if session.existing_case_id is not None:
             return FeedbackResult(event=event, case_id=session.existing_case_id)

@@ -10,12 +10,30 @@ from typing import Any
 from otlp.spans import SpanRecord
 
 _MESSAGE_ATTRIBUTE = re.compile(r"^llm\.(input|output)_messages\.(\d+)\.message\.(role|content)$")
+# OpenLLMetry's flattened prompts and completions: gen_ai.prompt.0.content, gen_ai.completion.0.role, ...
+_INDEXED_PROMPT = re.compile(r"^gen_ai\.(prompt|completion)\.(\d+)\.(role|content)$")
+# The same value under the names of each convention, first match wins.
+CONVERSATION_ATTRIBUTES = (
+    "session.id",  # OpenInference, Langfuse
+    "gen_ai.conversation.id",  # OpenTelemetry GenAI
+    "traceloop.association.properties.session_id",  # OpenLLMetry
+    "langfuse.session.id",  # Langfuse SDK v2
+)
+USER_ATTRIBUTES = ("user.id", "enduser.id", "traceloop.association.properties.user_id", "langfuse.user.id")
+_TOKEN_ATTRIBUTES = {
+    "inputTokens": ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt"),
+    "outputTokens": ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion"),
+    "totalTokens": ("llm.usage.total_tokens", "llm.token_count.total", "gen_ai.usage.total_tokens"),
+}
+_LANGFUSE_USAGE = {"inputTokens": "input", "outputTokens": "output", "totalTokens": "total"}
 # Keys under which a JSON `input.value` usually holds the user's text (LangChain, LlamaIndex, ...).
 _TEXT_KEYS = ("input", "query", "question", "message", "content", "text", "prompt")
 
 
 def input_text(span: SpanRecord) -> str | None:
-    """The span's input: OpenInference `input.value`, GenAI messages, `llm.input_messages`, `gen_ai.prompt`."""
+    """The span's input: OpenInference `input.value`, GenAI messages, `llm.input_messages`, `gen_ai.prompt`
+    (also OpenLLMetry's `gen_ai.prompt.N.*`), Langfuse's `langfuse.observation.input`, OpenLLMetry's
+    `traceloop.entity.input`."""
     value = span.attributes.get("input.value")
     if value is not None:
         return _text_of(value, span.attributes.get("input.mime_type"))
@@ -23,6 +41,9 @@ def input_text(span: SpanRecord) -> str | None:
         _message_text(span.attributes.get("gen_ai.input.messages"), role="user")
         or _indexed_message_text(span, "input", role="user")
         or _prompt_text(_attr_or_event(span, "gen_ai.prompt"), role="user")
+        or _message_text(_indexed_prompts(span, "prompt"), role="user")
+        or _json_text(span.attributes.get("langfuse.observation.input"), role="user")
+        or _json_text(span.attributes.get("traceloop.entity.input"), role="user")
     )
 
 
@@ -35,7 +56,71 @@ def output_text(span: SpanRecord) -> str | None:
         _message_text(span.attributes.get("gen_ai.output.messages"), role="assistant")
         or _indexed_message_text(span, "output", role="assistant")
         or _prompt_text(_attr_or_event(span, "gen_ai.completion"), role="assistant")
+        or _message_text(_indexed_prompts(span, "completion"), role="assistant")
+        or _json_text(span.attributes.get("langfuse.observation.output"), role="assistant")
+        or _json_text(span.attributes.get("traceloop.entity.output"), role="assistant")
     )
+
+
+def conversation_id(span: SpanRecord) -> str | None:
+    """The conversation (chat session) the span's trace is a turn of."""
+    return first_value(
+        [span], lambda s: next((attr_text(s, k) for k in CONVERSATION_ATTRIBUTES if attr_text(s, k)), None)
+    )
+
+
+def user_id(span: SpanRecord) -> str | None:
+    return next((attr_text(span, key) for key in USER_ATTRIBUTES if attr_text(span, key)), None)
+
+
+def token_counts(span: SpanRecord) -> dict[str, int]:
+    """Input, output and total tokens of an LLM span, in any convention (Langfuse: usage_details)."""
+    counts: dict[str, int] = {}
+    usage = json_value(span.attributes.get("langfuse.observation.usage_details"))
+    for name, keys in _TOKEN_ATTRIBUTES.items():
+        value = next((span.attributes[key] for key in keys if key in span.attributes), None)
+        if value is None and isinstance(usage, dict):
+            value = usage.get(_LANGFUSE_USAGE[name])
+        number = as_number(value)
+        if number is not None and number >= 0:
+            counts[name] = int(number)
+    return counts
+
+
+def _json_text(value: Any, *, role: str) -> str | None:
+    """The text of a JSON-encoded input or output (Langfuse observations, OpenLLMetry entities): the
+    string itself, messages, a dict's text key (also under OpenLLMetry's `inputs` / `kwargs` / `args`)."""
+    if value is None:
+        return None
+    data = json_value(value)
+    if isinstance(data, str):
+        return data or None
+    if isinstance(data, list):
+        return _message_text(data, role=role) or next((item for item in data if isinstance(item, str)), None)
+    if isinstance(data, dict):
+        for wrapper in ("inputs", "kwargs", "outputs"):
+            if isinstance(data.get(wrapper), dict | str):
+                found = _json_text(data[wrapper], role=role)
+                if found:
+                    return found
+        arguments = data.get("args")
+        if isinstance(arguments, list):
+            found = next((item for item in arguments if isinstance(item, str) and item), None)
+            if found:
+                return found
+        text = _text_of(json.dumps(data, ensure_ascii=False), "application/json")
+        return text if text and not text.startswith("{") else None
+    return plain(data)
+
+
+def _indexed_prompts(span: SpanRecord, direction: str) -> list[dict[str, Any]] | None:
+    """OpenLLMetry's flattened `gen_ai.prompt.N.{role,content}` / `gen_ai.completion.N.*` as messages."""
+    messages: dict[int, dict[str, Any]] = {}
+    for key, value in span.attributes.items():
+        match = _INDEXED_PROMPT.match(key)
+        if match and match[1] == direction:
+            messages.setdefault(int(match[2]), {})[match[3]] = value
+    return [messages[i] for i in sorted(messages)] if messages else None
 
 
 def _text_of(value: Any, mime_type: Any) -> str | None:

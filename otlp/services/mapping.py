@@ -30,19 +30,24 @@ from typing import Any
 from otlp.services.attributes import (
     as_number,
     attr_text,
+    conversation_id,
     first_value,
     input_text,
     iso_time,
     json_value,
     output_text,
     plain,
+    token_counts,
+    user_id,
 )
 from otlp.spans import SpanRecord
 
 OPENINFERENCE_KIND = "openinference.span.kind"
 GENAI_OPERATION = "gen_ai.operation.name"
+LANGFUSE_OBSERVATION_TYPE = "langfuse.observation.type"
+TRACELOOP_SPAN_KIND = "traceloop.span.kind"
 MATCH_LEVEL = "selfeval.match_level"
-_DOCUMENT_ATTRIBUTE = re.compile(r"^retrieval\.documents\.(\d+)\.document\.(id|content|score|metadata)$")
+_DOCUMENT_ATTRIBUTE = re.compile(r"^retrieval\.documents\.(\d+)\.document\.(id|content|score|metadata|url|name)$")
 _SOURCE_KEYS = ("source", "url", "uri", "file_path")
 _LEVEL_ORDER = {"L0": 0, "L1": 1, "NONE": 2}
 
@@ -71,18 +76,30 @@ def session_payload_from_spans(
     rest = [span for span in ordered if span is not root]
     kinds = {span.span_id: _kind(span) for span in rest}
 
-    steps = [span for span in rest if kinds[span.span_id] == "step"]
+    # A tool (or a lone retriever) with no step above it is a step of its own, so that the agent's
+    # top-level calls show in the execution as the steps they are.
+    steps = [
+        span
+        for span in rest
+        if kinds[span.span_id] == "step"
+        or (
+            _is_invocation(span, kinds, tree)
+            and not any(kinds.get(a.span_id) == "step" for a in tree.ancestors(span) if a is not root)
+        )
+    ]
     step_index = {span.span_id: index for index, span in enumerate(steps)}
     invocations = _invocations(rest, kinds, tree, step_index, thresholds)
 
     first = [root, *rest] if root else rest
     last_first = [root, *reversed(rest)] if root else list(reversed(rest))
     payload: dict[str, Any] = {
-        "sessionId": first_value(first, lambda s: attr_text(s, "session.id")) or trace_id,
+        "sessionId": first_value(first, lambda s: attr_text(s, "selfeval.session_id")) or trace_id,
+        "conversationId": first_value(first, conversation_id),
         "mode": first_value(first, lambda s: s.attributes.get("selfeval.mode")) or "chat",
         "query": first_value(first, input_text) or "",
         "answer": first_value(last_first, output_text) or "",
         "status": ("FAILED" if _failed(root) else "SUCCEEDED") if root else "RUNNING",
+        "error": _error(root) if root else None,
         "createdAt": iso_time(root.start_ns if root else ordered[0].start_ns) if ordered else None,
         "finishedAt": iso_time(root.end_ns) if root else None,
         "steps": [_step(index, span) for index, span in enumerate(steps)],
@@ -122,13 +139,25 @@ class _Tree:
 
 
 def _kind(span: SpanRecord) -> str:
-    openinference = str(span.attributes.get(OPENINFERENCE_KIND, "")).upper()
+    """tool, retriever or step, in any of the conventions (OpenInference, GenAI, Langfuse, OpenLLMetry)."""
+    kinds = {
+        str(span.attributes.get(key, "")).upper()
+        for key in (OPENINFERENCE_KIND, LANGFUSE_OBSERVATION_TYPE, TRACELOOP_SPAN_KIND)
+    }
     operation = span.attributes.get(GENAI_OPERATION)
-    if openinference == "TOOL" or operation == "execute_tool":
+    if "TOOL" in kinds or operation == "execute_tool":
         return "tool"
-    if openinference == "RETRIEVER" or operation == "retrieval":
+    if "RETRIEVER" in kinds or operation == "retrieval":
         return "retriever"
     return "step"
+
+
+def _is_invocation(span: SpanRecord, kinds: dict[str, str], tree: "_Tree") -> bool:
+    """Tool spans, and retrievers without a tool ancestor: what becomes a tool invocation."""
+    kind = kinds[span.span_id]
+    return kind == "tool" or (
+        kind == "retriever" and not any(kinds.get(a.span_id) == "tool" for a in tree.ancestors(span))
+    )
 
 
 def _invocations(
@@ -160,7 +189,9 @@ def _invocations(
         call_id = attr_text(span, "gen_ai.tool.call.id")
         invocation_id = call_id if call_id and call_id not in invocation_ids else span.span_id
         invocation_ids.add(invocation_id)
-        step = next((step_index[a.span_id] for a in tree.ancestors(span) if a.span_id in step_index), None)
+        step = step_index.get(span.span_id)
+        if step is None:
+            step = next((step_index[a.span_id] for a in tree.ancestors(span) if a.span_id in step_index), None)
         retrievers = retrievals.get(span.span_id, [])
         documents = [doc for retriever in retrievers for doc in _documents(retriever)]
         invocation: dict[str, Any] = {
@@ -209,7 +240,11 @@ def _evidence_refs(documents: list[dict[str, Any]], invocation_id: str, taken: s
             ref_id = f"{ref_id}#{number}"
         taken.add(ref_id)
         metadata = json_value(document.get("metadata"))
-        source = next((metadata[k] for k in _SOURCE_KEYS if isinstance(metadata, dict) and metadata.get(k)), "")
+        source = (
+            document.get("url")
+            or document.get("name")
+            or next((metadata[k] for k in _SOURCE_KEYS if isinstance(metadata, dict) and metadata.get(k)), "")
+        )
         content = document.get("content")
         refs.append(
             {
@@ -262,7 +297,11 @@ def _tool_output(span: SpanRecord, documents: list[dict[str, Any]]) -> Any:
 
 
 def _failed(span: SpanRecord) -> bool:
-    return span.error or any(event.name == "exception" for event in span.events)
+    return (
+        span.error
+        or any(event.name == "exception" for event in span.events)
+        or span.attributes.get("langfuse.observation.level") == "ERROR"
+    )
 
 
 def _error(span: SpanRecord) -> str | None:
@@ -274,7 +313,7 @@ def _error(span: SpanRecord) -> str | None:
             text = ": ".join(str(part) for part in (kind, message) if part)
             if text:
                 return text
-    return span.status_message or "error"
+    return span.status_message or attr_text(span, "langfuse.observation.status_message") or "error"
 
 
 def _step(index: int, span: SpanRecord) -> dict[str, Any]:
@@ -288,13 +327,22 @@ def _step(index: int, span: SpanRecord) -> dict[str, Any]:
     model = next(
         (
             span.attributes[key]
-            for key in ("gen_ai.response.model", "gen_ai.request.model", "llm.model_name")
+            for key in (
+                "gen_ai.response.model",
+                "gen_ai.request.model",
+                "llm.model_name",
+                "langfuse.observation.model.name",
+            )
             if span.attributes.get(key)
         ),
         None,
     )
     if model:
         detail["model"] = plain(model)
+    detail.update(token_counts(span))
+    user = first_value([span], user_id)
+    if user:
+        detail["user"] = user
     error = _error(span)
     if error:
         detail["error"] = error

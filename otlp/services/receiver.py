@@ -8,11 +8,14 @@ far. Sessions are then written in sessionId order (no deadlock between two reque
 
 A span is refused alone (counted in the answer's partial success, never stored) when it is
 malformed, breaks a limit, belongs to an expired or purged trace, or when the trace it completes
-does not make a valid session; the other spans of the request are kept.
+does not make a valid session; the other spans of the request are kept. Every refusal is also
+counted on the trace the span names, with its reason (`BufferedTrace.last_rejection`): exporters
+never read a partial success, the admin shows it.
 """
 
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.db import transaction
 from django.utils import timezone
@@ -61,40 +64,45 @@ def otlp_spans_receive(
     """Store the request's spans for `project` and ingest every trace they complete or extend."""
     result = ReceiveResult()
     batch: dict[str, dict[str, IncomingSpan]] = {}
+    malformed: dict[str, list[str]] = {}  # trace id -> why each of its malformed spans was refused
     for item in spans_from_request(message, max_attribute_bytes=config.max_attribute_bytes):
         if isinstance(item, SpanRefused):
             result.reject(1, str(item))
+            if item.trace_id:
+                malformed.setdefault(item.trace_id, []).append(str(item))
         elif item.record.span_id in batch.setdefault(item.trace_id, {}):
             result.accepted_spans += 1  # the same span twice in one request: kept once
         else:
             batch[item.trace_id][item.record.span_id] = item
-    if not batch:
+    if not batch and not malformed:
         return result
 
     with transaction.atomic():
         now = timezone.now()
-        traces = _traces_locked(project, sorted(batch), now)
+        traces = _traces_locked(project, sorted(batch.keys() | malformed.keys()), now)
         # A trace that has no span yet (in practice: a whole trace in one request) needs neither
         # the look-up of stored spans nor, to ingest, reading them back.
         new = {trace_id for trace_id, trace in traces.items() if trace.span_count == 0}
         stored = _stored_span_ids({t: spans for t, spans in batch.items() if t not in new}, traces)
         rejected_before = {trace_id: trace.rejected_spans for trace_id, trace in traces.items()}
+        for trace_id, reasons in malformed.items():
+            _count_refused(traces[trace_id], len(reasons), reasons[-1], now)
         added: dict[str, list[IncomingSpan]] = {}
         for trace_id, spans in batch.items():
             trace = traces[trace_id]
             fresh = [span for span_id, span in spans.items() if (trace.pk, span_id) not in stored]
             result.accepted_spans += len(spans) - len(fresh)  # an exporter's retry: stored already
-            added[trace_id] = _admit(trace, fresh, config, result)
+            added[trace_id] = _admit(trace, fresh, config, result, now)
             if added[trace_id]:
                 trace.last_span_at = now
         _insert(added, traces)
         due = [traces[t] for t, spans in added.items() if spans and _may_complete(traces[t], spans)]
-        _ingest(due, added, new, config, result)
+        _ingest(due, added, new, config, result, now)
         result.accepted_spans += sum(len(spans) for spans in added.values())
         # One UPDATE per changed trace (a retry changes none): an export usually carries one or a
         # few traces, and bulk_update's CASE per row and field costs more to build than these cost.
         for trace_id, trace in traces.items():
-            if added[trace_id] or trace.rejected_spans != rejected_before[trace_id]:
+            if added.get(trace_id) or trace.rejected_spans != rejected_before[trace_id]:
                 trace.save(update_fields=TRACE_UPDATE_FIELDS)
     return result
 
@@ -140,8 +148,15 @@ def _insert(added: dict[str, list[IncomingSpan]], traces: dict[str, BufferedTrac
     )
 
 
+def _count_refused(trace: BufferedTrace, count: int, reason: str, now: datetime) -> None:
+    """Count `count` refused spans on the trace, with why the last one was refused."""
+    trace.rejected_spans += count
+    trace.last_rejection = reason
+    trace.last_rejected_at = now
+
+
 def _admit(
-    trace: BufferedTrace, spans: list[IncomingSpan], config: ReceiverConfig, result: ReceiveResult
+    trace: BufferedTrace, spans: list[IncomingSpan], config: ReceiverConfig, result: ReceiveResult, now: datetime
 ) -> list[IncomingSpan]:
     """The spans the trace may still take; the others are refused with the limit they break."""
     if not spans:
@@ -150,8 +165,9 @@ def _admit(
         reason = (
             "expired: its root span never arrived" if trace.state == TraceState.EXPIRED else "its spans were purged"
         )
-        result.reject(len(spans), f"trace {trace.trace_id} is closed ({reason}); late spans are not kept")
-        trace.rejected_spans += len(spans)
+        reason = f"trace {trace.trace_id} is closed ({reason}); late spans are not kept"
+        result.reject(len(spans), reason)
+        _count_refused(trace, len(spans), reason, now)
         return []
     admitted = []
     for span in spans:
@@ -165,7 +181,7 @@ def _admit(
             admitted.append(span)
             continue
         result.reject(1, f"trace {trace.trace_id}: {reason}")
-        trace.rejected_spans += 1
+        _count_refused(trace, 1, reason, now)
     return admitted
 
 
@@ -185,6 +201,7 @@ def _ingest(
     new: set[str],
     config: ReceiverConfig,
     result: ReceiveResult,
+    now: datetime,
 ) -> None:
     if not traces:
         return
@@ -199,7 +216,7 @@ def _ingest(
         if not outcome.mapped.root_span_id and trace.state != TraceState.PARTIAL:
             continue  # a root candidate whose parent is here after all: the root is still to come
         if outcome.data is None:
-            _refuse(trace, added[trace.trace_id], outcome.error, result)
+            _refuse(trace, added[trace.trace_id], outcome.error, result, now)
         else:
             mapped.append((trace, outcome))
     for trace, outcome in sorted(mapped, key=lambda pair: pair[1].session_id):
@@ -207,13 +224,13 @@ def _ingest(
         result.sessions.append(trace.ingested_as)
 
 
-def _refuse(trace: BufferedTrace, spans: list[IncomingSpan], error: str, result: ReceiveResult) -> None:
+def _refuse(trace: BufferedTrace, spans: list[IncomingSpan], error: str, result: ReceiveResult, now: datetime) -> None:
     """The spans just added make the trace an invalid session: take them back and refuse them,
     leaving the trace (and any session ingested from it before) as it was."""
     BufferedSpan.objects.filter(trace=trace, span_id__in=[span.record.span_id for span in spans]).delete()
     trace.span_count -= len(spans)
     trace.stored_bytes -= sum(span.size for span in spans)
-    trace.rejected_spans += len(spans)
+    _count_refused(trace, len(spans), error, now)
     trace.error = error
     result.reject(len(spans), f"trace {trace.trace_id}: {error}")
     spans.clear()

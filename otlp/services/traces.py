@@ -12,6 +12,10 @@ from otlp.services.mapping import MappedSession, MatchThresholds, session_payloa
 from otlp.spans import SpanRecord
 
 _MAX_FIELD_MESSAGES = 5
+INPUT_ATTRIBUTES = (
+    "input.value, gen_ai.input.messages, gen_ai.prompt, llm.input_messages, langfuse.observation.input "
+    "or traceloop.entity.input"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +39,8 @@ def buffered_trace_map(*, trace: BufferedTrace, records: list[SpanRecord], thres
     if serializer.is_valid():
         return Mapped(mapped=mapped, data=serializer.validated_data, error="")
     fields = flatten_field_errors(serializer.errors)
+    if "query" in fields and not mapped.payload.get("query"):
+        fields["query"] = [f"no span has an input: set one of {INPUT_ATTRIBUTES} (on the root span)"]
     described = " ".join(
         f"{name}: {' '.join(messages)}" for name, messages in list(fields.items())[:_MAX_FIELD_MESSAGES]
     )
@@ -71,6 +77,8 @@ TRACE_UPDATE_FIELDS = [
     "span_count",
     "stored_bytes",
     "rejected_spans",
+    "last_rejection",
+    "last_rejected_at",
     "error",
     "last_span_at",
     "ingested_at",

@@ -1,4 +1,5 @@
-/* Keyboard paging for the triage queue's changelist: j/k move, x select, o/Enter open, n/p page. */
+/* Keyboard paging for the triage queue's and the bad cases' changelists: j/k move, x select,
+   o/Enter open, n/p page; t takes the next sessions (the queue's "Take next" button). */
 (function () {
   "use strict";
   var rows = Array.prototype.slice.call(document.querySelectorAll("#result_list tbody tr"));
@@ -31,6 +32,11 @@
         break;
       case "o": case "Enter":
         if (current >= 0) { window.location.href = rows[current].querySelector("a").href; } else { return; }
+        break;
+      case "t":
+        var take = document.getElementById("se-take-next");
+        if (!take) return;
+        take.click();
         break;
       case "n": link = pageLink(1); if (link) window.location.href = link.href; break;
       case "p": link = pageLink(-1); if (link) window.location.href = link.href; break;

@@ -134,13 +134,13 @@ def test_save_and_next_open_with_broken_filters_still_moves_on(reviewer_client, 
 def test_the_bad_case_form_speaks_chinese(reviewer_client, bad_case):
     html = reviewer_client.get(change_url(bad_case), HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
 
-    for label in ("保存并打开下一个", "此坏案例对应的会话", "无依据和相矛盾的论断", "根据失败归因"):
+    for label in ("分诊并下一个", "此坏案例对应的会话", "无依据和相矛盾的论断", "根据失败归因"):
         assert label in html
-    assert "Save &amp; next open" not in html
+    assert "Triage & next" not in html
     assert '<a href="/admin/cases/">案例</a>' in html  # the app, then the list: 案例 › 坏案例
 
 
-def test_a_refused_save_stays_on_the_form(reviewer_client, reviewer, project):
+def test_a_refused_save_shows_the_form_again_with_what_was_typed(reviewer_client, reviewer, project):
     session = evaluated_session(project, "s-refused", verdict="REJECT")
     closed = BadCase.objects.get(session=session)
     bad_case_update(bad_case=closed, user=reviewer, status=BadCaseStatus.FIXED)
@@ -149,11 +149,19 @@ def test_a_refused_save_stays_on_the_form(reviewer_client, reviewer, project):
     data = browser_post_data(reviewer_client.get(url))
     del data["_save"]
 
-    response = reviewer_client.post(url, {**data, "status": "open", "_savenext": "1"})
+    response = reviewer_client.post(
+        url, {**data, "status": "open", "notes": "reopened: the fix did not hold", "_savenext": "1"}
+    )
 
-    assert response["Location"] == url  # reopening is refused: the reviewer stays to see why
+    # Reopening is refused: the form comes back with the reviewer's notes and the reason on the status.
+    assert response.status_code == 200
+    form = response.context["adminform"].form
+    assert "another open bad case" in str(form.errors["status"])
+    assert form["notes"].value() == "reopened: the fix did not hold"
+    assert "reopened: the fix did not hold" in response.content.decode()
     assert BadCase.objects.get(pk=closed.pk).status == BadCaseStatus.FIXED
-    assert any("another open bad case" in str(m) for m in response.wsgi_request._messages)
+    chinese = reviewer_client.post(url, {**data, "status": "open", "_savenext": "1"}, HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert "另一个" in str(chinese.context["adminform"].form.errors["status"])
 
 
 def test_the_panel_renders_the_answer_as_sanitised_markdown(reviewer_client, project):

@@ -10,6 +10,7 @@ from cases.models import Case, CaseRevision, CaseStatus
 from cases.services import case_approve, case_reject
 from tests.admin.conftest import logged_in
 from tests.admin.test_case_edits import browser_post_data
+from tests.admin.test_i18n_walk import visible_text
 from tests.factories import UserFactory, case_of, evaluated_session
 
 pytestmark = pytest.mark.django_db
@@ -178,6 +179,18 @@ def test_the_case_form_speaks_chinese_and_names_its_list_once(approver_client, p
     assert "保存并批准" in html and "保存并驳回" in html and "审核备注" in html
     # The breadcrumb used to read "Case library › Case library" (案例库 › 案例库).
     assert '<a href="/admin/cases/">案例</a>' in html and '<a href="/admin/cases/case/">案例库</a>' in html
+
+
+def test_the_history_of_changes_reads_in_chinese(approver_client, approver, pending_case):
+    case_approve(case=pending_case, user=approver, note="ok", changes={"service": "payment-gateway"})
+
+    html = approver_client.get(change_url(pending_case), HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+
+    history = visible_text(html[html.rindex("<", 0, html.index('id="revisions-group"')) :])
+    # Actions, field names and stored choices by their labels, never "create", "source_type", "AUTO".
+    assert "创建" in history and "编辑" in history and "批准" in history
+    assert "来源类型" in history and "自动（有用反馈）" in history and "服务" in history
+    assert not {"create", "edit", "approve", "source_type", "AUTO", "status"} & set(history.split())
 
 
 def test_a_decision_the_service_refuses_stays_on_the_form(approver_client, pending_case, monkeypatch):

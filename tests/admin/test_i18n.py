@@ -55,6 +55,21 @@ def test_every_message_of_the_catalogue_is_translated():
     assert PO.with_suffix(".mo").exists()
 
 
+# Written the same in both languages: names and abbreviations.
+SAME_IN_BOTH = {"CPU", "AIOps", "API", "SelfEval", "%(position)s / %(total)s"}
+
+
+def test_no_message_is_translated_as_itself():
+    """A msgstr copied from its msgid ("Verifier") shows English in the Chinese admin."""
+    same = [
+        msgid
+        for msgid, msgstr in po_entries(PO.read_text(encoding="utf-8"))
+        if msgid == msgstr and msgid not in SAME_IN_BOTH and any(char.isalpha() for char in msgid)
+    ]
+
+    assert not same
+
+
 def test_compiled_catalogue_is_current():
     with translation.override("zh-hans"):
         assert translation.gettext("Triage queue") == "分诊队列"
@@ -67,7 +82,7 @@ def _admin_labels():
     from django.contrib.admin.utils import flatten_fieldsets, label_for_field
 
     for model, model_admin in django_admin.site._registry.items():
-        if model._meta.app_label not in {"diagnosis", "cases", "feedback", "evolution"}:
+        if model._meta.app_label not in {"diagnosis", "cases", "feedback", "evolution", "backoffice"}:
             continue
         names = [name for name in model_admin.list_display if isinstance(name, str)]
         names += [item[0] if isinstance(item, tuple) else item for item in model_admin.list_filter]

@@ -35,7 +35,7 @@ from tests.factories import (
 pytestmark = pytest.mark.django_db
 
 OUR_APPS = {"diagnosis", "cases", "feedback", "evolution", "backoffice", "tenancy", "otlp"}
-SAME_IN_CHINESE = {"AIOps", "L0", "L1", "CSV", "JSON", "API"}
+SAME_IN_CHINESE = {"AIOps", "L0", "L1", "CSV", "JSON", "API", "CPU"}
 SKIPPED_TAGS = {"script", "style", "pre", "textarea"}
 SKIPPED_CLASSES = {"se-raw", "se-text", "se-claim-text", "se-ref", "se-ref-full"}  # user content
 
@@ -66,6 +66,16 @@ def _machine_strings() -> tuple[set[str], set[str]]:
     codes |= {key for key in LABELS if key.isupper() or "_" in key}
     codes |= {"True", "False", "None", "deterministic"}
     codes |= {str(value) for value in (*ReviewJudgement.values, *Feedback.values) if "_" in value}
+    # Stored values and field names of our models shown raw ("AUTO", "NONE", "source_type"). The
+    # evolution log's reasons name their metric by its key ("basic.new_length: ..."), by design.
+    for model in apps.get_models():
+        if model._meta.app_label in OUR_APPS - {"evolution"}:
+            for field in model._meta.get_fields():
+                if "_" in field.name and field.concrete:
+                    codes.add(field.name)
+                for value, _label in getattr(field, "choices", None) or ():
+                    if isinstance(value, str) and len(value) > 1 and (value.isupper() or "_" in value):
+                        codes.add(value)
     phrases = {"Bad case", "verdict right?:", "吗？:", "Case library › Case library", "案例库 › 案例库"}
     phrases |= {fragment for spec in MESSAGES.values() for fragment in _literal_fragments(spec.template)}
     phrases |= set(LABELS.values())

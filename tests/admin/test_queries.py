@@ -14,8 +14,9 @@ EXPECTED = {
     # 4 of every admin request (session, user, 2 permission reads) + the past days' change marks (none
     # here: a marked day costs the settle's statements once) and rollups + today
     # counted live (sessions, failed AIOps checks, reviews by session day and by review day) + the
-    # triage queue's count, open bad cases, pending cases. Any range, a day or a year.
-    "dashboard": 13,
+    # triage queue's count, open bad cases, pending cases + the spans refused over OTLP. Any range, a
+    # day or a year.
+    "dashboard": 14,
     "calibration": 10,
     "session_list": 7,  # + projects for the filter, capped count, the page
     "session_list_verdict": 7,

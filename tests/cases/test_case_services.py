@@ -222,3 +222,16 @@ def test_bad_case_records_verifier_verdict_at_opening(session):
     bad_case = bad_case_open_for_session(session=session, source="verifier")
 
     assert bad_case.verifier_verdict == "REJECT"
+
+
+def test_a_note_is_added_to_the_notes_once(session, reviewer):
+    bad_case = bad_case_open_for_session(session=session, source="feedback")
+    bad_case_update(bad_case=bad_case, user=reviewer, notes="first look")
+
+    bad_case_update(bad_case=bad_case, user=reviewer, add_note="  the pool, not the network  ")
+    again = bad_case_update(bad_case=bad_case, user=reviewer, add_note="the pool, not the network", status="triaged")
+
+    assert again.notes == "first look\nthe pool, not the network"
+    assert BadCase.objects.get().notes == again.notes and again.status == "triaged"
+    with pytest.raises(ValidationError):
+        bad_case_update(bad_case=bad_case, user=reviewer, add_note=3)

@@ -301,6 +301,12 @@ def test_seed_demo_with_evaluation_fills_every_layer_and_the_back_office(capsys)
     assert Case.objects.filter(status="approved").exists()
     assert BadCase.objects.exists()
     assert SessionReview.objects.exists()
+    # The evolution log has rows to read: newer answers checked against an older version of them.
+    from evolution.models import VerificationLog
+
+    logged = VerificationLog.objects.all()
+    assert logged.count() == 6 and {log.lang for log in logged} == {"zh", "en"}
+    assert all(log.new_response and log.old_response != log.new_response for log in logged)
     # Every session gets what its scenario was built to provoke: PASS scenarios pass, REJECT ones reject.
     stored = {s.session_id: s for s in DiagnosisSession.objects.all()}
     for demo in build(120):

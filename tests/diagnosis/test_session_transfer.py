@@ -66,6 +66,11 @@ def varied_sessions(project, superuser):
     failed_without_calls = chat_payload(
         sessionId="s-failed-1", status="FAILED", toolInvocations=[], executorOutput=None, answer=""
     )
+    # Not executor_evidence_v2, with two problems: which one the rationale names must not depend on
+    # the order of the keys as sent (the export sorts them).
+    invalid_output = chat_payload(
+        sessionId="s-invalid-output-1", executorOutput={"version": "executor_evidence_v1", "claims": "none"}
+    )
     running = aiops_payload(sessionId="a-running-1", status="RUNNING", finishedAt=None)
     running["toolInvocations"][1]["latencyMs"] = None
     running["toolInvocations"][0]["stepIndex"] = None
@@ -78,6 +83,7 @@ def varied_sessions(project, superuser):
         session_ingest_evaluated(project, failed_without_calls),
         session_ingest(project, running),
         session_ingest_evaluated(project, unicode_payload()),
+        session_ingest_evaluated(project, invalid_output),
     ]
 
 
@@ -93,9 +99,9 @@ def round_trip(tmp_path, other_project) -> tuple[bytes, bytes, str]:
 def test_export_import_export_is_byte_identical(varied_sessions, other_project, tmp_path):
     first, second, summary = round_trip(tmp_path, other_project)
 
-    assert summary == "8 session(s) imported into acme-aiops: 8 created, 0 replaced; 0 line(s) skipped"
+    assert summary == "9 session(s) imported into acme-aiops: 9 created, 0 replaced; 0 line(s) skipped"
     assert second == first
-    assert len(first.splitlines()) == 8
+    assert len(first.splitlines()) == 9
     copied = EvidenceRef.objects.filter(session__project=other_project)
     assert copied.count() == EvidenceRef.objects.filter(session__project__slug="acme-chat").count()
 
@@ -118,10 +124,26 @@ def test_round_trip_survives_the_evaluation_of_the_imported_sessions(
     )
 
 
+def test_an_invalid_executor_outputs_rationale_does_not_depend_on_the_order_of_its_keys(project):
+    sent = {"version": "executor_evidence_v1", "claims": "none"}
+    first = session_ingest_evaluated(project, chat_payload(sessionId="s-a", executorOutput=sent))
+    second = session_ingest_evaluated(
+        project, chat_payload(sessionId="s-b", executorOutput=dict(reversed(list(sent.items()))))
+    )
+
+    layers = [
+        DiagnosisSession.objects.get(pk=session.pk).self_evaluation["verifier_evaluation"]
+        for session in (first, second)
+    ]
+
+    assert layers[0]["executor_output_parse_status"] == layers[1]["executor_output_parse_status"]
+    assert layers[0]["rationale"] == layers[1]["rationale"]
+
+
 def test_each_line_is_the_ingestion_payload(varied_sessions):
     lines = export("--project", "acme-chat").splitlines()
 
-    assert len(lines) == 8
+    assert len(lines) == 9
     payloads = [json.loads(line) for line in lines]
     for payload in payloads:
         serializer = SessionIngestSerializer(data=payload)
@@ -158,7 +180,7 @@ def test_reimport_replaces_and_changes_nothing(varied_sessions, tmp_path):
 
     out, _ = import_file(exported, "--project", "acme-chat")
 
-    assert "0 created, 8 replaced" in out
+    assert "0 created, 9 replaced" in out
     assert (DiagnosisSession.objects.count(), ToolInvocation.objects.count(), DiagnosisStep.objects.count()) == counts
     assert export("--project", "acme-chat").encode() == exported.read_bytes()
 

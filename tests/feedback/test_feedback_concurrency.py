@@ -10,7 +10,8 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from cases.models import BadCase, Case
-from feedback.models import FeedbackEvent, IdempotencyRecord
+from core.api.models import IdempotencyRecord
+from feedback.models import FeedbackEvent
 from tests.feedback.helpers import make_session
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]

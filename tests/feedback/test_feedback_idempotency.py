@@ -11,7 +11,8 @@ from drf_spectacular.generators import SchemaGenerator
 from rest_framework.test import APIClient
 
 from cases.models import BadCase, Case
-from feedback.models import FeedbackEvent, IdempotencyRecord
+from core.api.models import IdempotencyRecord
+from feedback.models import FeedbackEvent
 from tests import clock
 from tests.factories import make_api_key
 from tests.feedback.helpers import make_session, post_json

@@ -105,9 +105,11 @@ def openinference_agent(
     query: str = QUERY,
     answer: str = ANSWER,
     session_id: str | None = None,
+    conversation_id: str | None = None,
     root_attributes: dict[str, Any] | None = None,
 ) -> None:
-    """One agent run instrumented with OpenInference's conventions."""
+    """One agent run instrumented with OpenInference's conventions: one turn (`session_id`, SelfEval's
+    own attribute, names it; else it is the trace id) of a conversation (OpenInference's `session.id`)."""
     attributes = {
         "openinference.span.kind": "CHAIN",
         "input.value": json.dumps({"question": query}, ensure_ascii=False),
@@ -117,7 +119,9 @@ def openinference_agent(
         **(root_attributes or {}),
     }
     if session_id:
-        attributes["session.id"] = session_id
+        attributes["selfeval.session_id"] = session_id
+    if conversation_id:
+        attributes["session.id"] = conversation_id
     with tracer.start_as_current_span("diagnose", attributes=attributes):
         with tracer.start_as_current_span(
             "plan",

@@ -1,18 +1,21 @@
-"""Buffered traces in the admin: reviewers see partial and expired traces and the spans waiting."""
+"""Buffered traces in the admin: reviewers see partial and expired traces, the spans waiting, and the
+traces some of whose spans were refused (the dashboard counts them)."""
 
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth.models import Group
+from django.contrib.auth.models import Group, Permission
+from django.urls import reverse
 from django.utils import timezone
 
 from otlp.config import ReceiverConfig
 from otlp.models import BufferedTrace, TraceState
+from otlp.selectors import Refusals
 from otlp.services.sweep import otlp_sweep
 from tests.admin.conftest import logged_in
 from tests.factories import UserFactory
-from tests.otlp.conftest import export
-from tests.otlp.sdk import Recorder, openinference_agent, protobuf_body
+from tests.otlp.conftest import answer, export
+from tests.otlp.sdk import Recorder, openinference_agent, protobuf_body, request_of
 
 pytestmark = pytest.mark.django_db
 
@@ -71,3 +74,62 @@ def test_staff_without_the_permission_see_no_trace(traces):
     client = logged_in(UserFactory(username="erin", is_staff=True))
 
     assert client.get("/admin/otlp/bufferedtrace/").status_code == 403
+
+
+# --- refused spans: counted on their trace, listed with the reason, a figure on the dashboard -------
+
+
+@pytest.fixture
+def partly_refused(api):
+    """A trace ingested whole but for one span over the attribute limit, and a trace kept whole."""
+    recorder = Recorder()
+    openinference_agent(recorder.tracer, session_id="s-refused")
+    spans = recorder.take()
+    message = request_of(spans)
+    plan = next(span for span in message.resource_spans[0].scope_spans[0].spans if span.name == "plan")
+    plan.end_time_unix_nano = plan.start_time_unix_nano - 1
+    assert answer(export(api, message.SerializeToString())).partial_success.rejected_spans == 1
+    openinference_agent(recorder.tracer, session_id="s-whole")
+    assert not answer(export(api, protobuf_body(recorder.take()))).HasField("partial_success")
+    return BufferedTrace.objects.get(ingested_as="s-refused")
+
+
+def test_the_refused_filter_lists_partly_refused_traces_with_their_reason(reviewer_client, partly_refused):
+    response = reviewer_client.get("/admin/otlp/bufferedtrace/", {"refused": "yes"})
+
+    assert response.status_code == 200
+    assert [trace.ingested_as for trace in response.context["cl"].result_list] == ["s-refused"]
+    page = response.content.decode()
+    assert "ends before it starts" in page and "Some spans refused" in page
+    none_refused = reviewer_client.get("/admin/otlp/bufferedtrace/", {"refused": "no"}).context["cl"].result_list
+    assert [trace.ingested_as for trace in none_refused] == ["s-whole"]
+
+    detail = reviewer_client.get(f"/admin/otlp/bufferedtrace/{partly_refused.pk}/change/").content.decode()
+    assert "Last refusal" in detail and "ends before it starts" in detail
+
+
+def test_the_dashboard_counts_refused_spans_and_links_to_their_traces(reviewer_client, partly_refused):
+    response = reviewer_client.get(reverse("admin:index"))
+
+    assert response.context["board"].refusals == Refusals(traces=1, spans=1)
+    assert "spans refused over OTLP (1 trace)" in response.content.decode()
+    listed = reviewer_client.get(response.context["links"]["refused_traces"])
+    assert [trace.ingested_as for trace in listed.context["cl"].result_list] == ["s-refused"]
+
+    yesterday = (timezone.localdate() - timedelta(days=1)).isoformat()
+    earlier = reviewer_client.get(reverse("admin:index"), {"start": yesterday, "end": yesterday})
+    assert earlier.context["board"].refusals == Refusals(traces=0, spans=0)
+
+    chinese = reviewer_client.get(reverse("admin:index"), HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "经 OTLP 被拒收的 span（1 条 trace）" in chinese
+
+
+def test_the_refusal_figure_is_left_out_for_staff_who_may_not_see_traces(partly_refused):
+    analyst = UserFactory(username="frank", is_staff=True)
+    analyst.user_permissions.add(Permission.objects.get(codename="view_diagnosissession"))
+
+    response = logged_in(analyst).get(reverse("admin:index"))
+
+    assert response.status_code == 200
+    assert response.context["board"].refusals is None
+    assert "spans refused over OTLP" not in response.content.decode()

@@ -21,7 +21,7 @@ TOOLS = 24
 
 def agent_run(recorder: Recorder, number: int = 0):
     with recorder.tracer.start_as_current_span(
-        "diagnose", attributes={"input.value": f"why 5xx? ({number})", "session.id": f"s-concurrent-{number}"}
+        "diagnose", attributes={"input.value": f"why 5xx? ({number})", "selfeval.session_id": f"s-concurrent-{number}"}
     ):
         for n in range(TOOLS):
             with recorder.tracer.start_as_current_span(

@@ -51,10 +51,15 @@ def test_openinference_trace(recorder):
     assert payload["answer"] == ANSWER
     assert payload["executorOutput"] == EXECUTOR_OUTPUT
     assert payload["createdAt"].endswith("Z") and payload["finishedAt"] >= payload["createdAt"]
-    assert [(s["index"], s["name"], s["detail"]["kind"], s["detail"]["model"]) for s in payload["steps"]] == [
-        (0, "plan", "LLM", "qwen-max")
+    # Tools and retrievers directly under the root are steps of their own.
+    assert [(s["index"], s["name"], s["detail"]["kind"], s["detail"].get("model")) for s in payload["steps"]] == [
+        (0, "plan", "LLM", "qwen-max"),
+        (1, "lookup_knowledge", "TOOL", None),
+        (2, "search_logs", "RETRIEVER", None),
+        (3, "query_metrics", "TOOL", None),
     ]
     lookup, logs, metrics = payload["toolInvocations"]
+    assert [lookup["stepIndex"], logs["stepIndex"], metrics["stepIndex"]] == [1, 2, 3]
     assert lookup["toolName"] == "lookup_knowledge" and lookup["arguments"] == {"q": "order-service 5xx"}
     assert lookup["output"] == "1 chunk"
     # The retriever under the tool span gives that tool its retrieval details.
@@ -86,8 +91,10 @@ def test_genai_trace(recorder):
 
     assert payload["sessionId"] == trace_hex(spans)  # no session.id: the trace id
     assert (payload["query"], payload["answer"]) == (QUERY, ANSWER)  # gen_ai.input/output.messages
-    assert [(s["name"], s["detail"]["kind"], s["detail"]["model"]) for s in payload["steps"]] == [
-        ("chat qwen-max", "chat", "qwen-max")
+    assert [(s["name"], s["detail"]["kind"], s["detail"].get("model")) for s in payload["steps"]] == [
+        ("chat qwen-max", "chat", "qwen-max"),
+        ("execute_tool lookup_knowledge", "execute_tool", None),
+        ("execute_tool query_metrics", "execute_tool", None),
     ]
     lookup, metrics = payload["toolInvocations"]
     assert (lookup["invocationId"], lookup["toolName"], lookup["arguments"], lookup["output"]) == (
@@ -118,10 +125,10 @@ def test_invocations_belong_to_their_nearest_step(recorder):
 
     payload = mapped(recorder.take()).payload
 
-    assert [s["name"] for s in payload["steps"]] == ["collect", "answer"]
+    assert [s["name"] for s in payload["steps"]] == ["collect", "answer", "query_metrics"]
     assert [(i["toolName"], i["stepIndex"]) for i in payload["toolInvocations"]] == [
         ("query_logs", 0),
-        ("query_metrics", None),
+        ("query_metrics", 2),  # directly under the root: a step of its own
     ]
 
 

@@ -42,6 +42,16 @@ def children_and_root(spans):
     return [span for span in spans if span is not root], [root]
 
 
+def refused(response) -> str:
+    """The message of a request none of whose spans was kept: a 400 with a google.rpc.Status, which
+    the exporter logs (it never reads a partial success, and never retries a 400)."""
+    assert response.status_code == 400, response.content
+    status = rpc_status(response)
+    assert status.code == code_pb2.INVALID_ARGUMENT
+    assert status.message.startswith("No span of the request was kept: ")
+    return status.message
+
+
 # --- a trace becomes a session ------------------------------------------------------------------
 
 
@@ -124,7 +134,14 @@ def test_spans_wait_in_the_database_until_the_root_arrives(api, recorder):
     assert export(api, protobuf_body(root)).status_code == 200
 
     session = DiagnosisSession.objects.get()
-    assert session.invocations.count() == 3 and session.steps.count() == 1
+    # The planning LLM call, and each call the agent made directly under its root as a step of its own.
+    steps = list(session.steps.values_list("name", flat=True))
+    assert steps == ["plan", "lookup_knowledge", "search_logs", "query_metrics"]
+    assert [(i.tool_name, steps[i.step_index]) for i in session.invocations.all()] == [
+        ("lookup_knowledge", "lookup_knowledge"),
+        ("search_logs", "search_logs"),
+        ("query_metrics", "query_metrics"),
+    ]
     trace.refresh_from_db()
     assert (trace.state, trace.root_span_id, trace.ingested_as) == (
         TraceState.INGESTED,
@@ -330,7 +347,27 @@ def test_malformed_spans_are_refused_alone(api, recorder):
     assert (response.status_code, partial.rejected_spans) == (200, 2)
     assert "span_id must be 8 bytes" in partial.error_message and "ends before it starts" in partial.error_message
     session = DiagnosisSession.objects.get()
-    assert session.steps.count() == 0 and [i.tool_name for i in session.invocations.all()] == ["lookup_knowledge"]
+    # The chat span is gone; the tool kept is a step of its own, as every tool under the root.
+    assert list(session.steps.values_list("name", flat=True)) == ["execute_tool lookup_knowledge"]
+    assert [(i.tool_name, i.step_index) for i in session.invocations.all()] == [("lookup_knowledge", 0)]
+    # Counted on their trace with the reason, for the admin: the exporter never reads a partial success.
+    trace = BufferedTrace.objects.get()
+    assert (trace.state, trace.span_count, trace.rejected_spans) == (TraceState.INGESTED, 3, 2)
+    assert trace.last_rejection.endswith("ends before it starts") and trace.last_rejected_at is not None
+
+
+def test_a_request_whose_every_span_is_malformed_is_a_400_counted_on_the_trace(api, recorder):
+    genai_agent(recorder.tracer)
+    message = request_of(recorder.take())
+    for span in message.resource_spans[0].scope_spans[0].spans:
+        span.end_time_unix_nano = 0
+
+    message_text = refused(export(api, message.SerializeToString()))
+
+    assert "start_time_unix_nano and end_time_unix_nano are required (1 span)" in message_text
+    trace = BufferedTrace.objects.get()
+    assert (trace.state, trace.span_count, trace.rejected_spans) == (TraceState.BUFFERING, 0, 5)
+    assert "end_time_unix_nano are required" in trace.last_rejection
 
 
 @override_settings(SELFEVAL_OTLP_MAX_SPANS_PER_TRACE=4)
@@ -343,9 +380,10 @@ def test_spans_over_the_per_trace_limit_are_refused(api, recorder):
     partial = answer(response).partial_success
     assert partial.rejected_spans == 1
     assert "SELFEVAL_OTLP_MAX_SPANS_PER_TRACE" in partial.error_message
-    assert answer(export(api, protobuf_body(root))).partial_success.rejected_spans == 1
+    # The root alone is one span too many as well: nothing of that request is kept.
+    assert "(SELFEVAL_OTLP_MAX_SPANS_PER_TRACE) (1 span)" in refused(export(api, protobuf_body(root)))
     trace = BufferedTrace.objects.get()
-    assert (trace.span_count, trace.rejected_spans) == (4, 2)
+    assert (trace.span_count, trace.rejected_spans, trace.state) == (4, 2, TraceState.BUFFERING)
 
 
 @override_settings(SELFEVAL_OTLP_MAX_ATTRIBUTE_BYTES=1000)
@@ -353,12 +391,17 @@ def test_span_with_an_attribute_over_the_limit_is_refused(api, recorder):
     with recorder.tracer.start_as_current_span("diagnose", attributes={"input.value": "q" * 2000}):
         pass
 
-    response = export(api, protobuf_body(recorder.take()))
+    with recorder.tracer.start_as_current_span("diagnose", attributes={"input.value": "question"}):
+        pass
+    too_big, fitting = recorder.take()
 
-    partial = answer(response).partial_success
-    assert partial.rejected_spans == 1
-    assert "attribute 'input.value'" in partial.error_message
-    assert "SELFEVAL_OTLP_MAX_ATTRIBUTE_BYTES" in partial.error_message
+    message = refused(export(api, protobuf_body([too_big])))
+    assert "attribute 'input.value'" in message and "SELFEVAL_OTLP_MAX_ATTRIBUTE_BYTES" in message
+    assert not BufferedSpan.objects.exists()
+
+    partial = answer(export(api, protobuf_body([too_big, fitting]))).partial_success
+    assert partial.rejected_spans == 1 and "SELFEVAL_OTLP_MAX_ATTRIBUTE_BYTES" in partial.error_message
+    assert DiagnosisSession.objects.get().query == "question"
 
 
 @override_settings(SELFEVAL_OTLP_MAX_TRACE_BYTES=2000)
@@ -388,10 +431,11 @@ def test_a_root_that_makes_an_invalid_session_is_refused_with_the_session_apis_r
 
     response = export(api, otlp_json(request_of(root)), content_type=JSON)
 
-    partial = response.json()["partialSuccess"]
-    assert partial["rejectedSpans"] == "1"
-    assert "not a valid session" in partial["errorMessage"]
-    assert "mode:" in partial["errorMessage"] and "query:" in partial["errorMessage"]
+    # Its only span refused: a 400 in the request's encoding, naming what the session API refused.
+    assert response.status_code == 400
+    message = response.json()["message"]
+    assert message.startswith("No span of the request was kept: ") and "not a valid session" in message
+    assert "mode:" in message and "query: no span has an input: set one of input.value" in message
     assert not DiagnosisSession.objects.exists()
     trace = BufferedTrace.objects.get()
     assert (trace.state, trace.span_count, trace.root_span_id) == (TraceState.BUFFERING, 1, "")
@@ -407,11 +451,13 @@ def test_a_late_span_that_breaks_the_session_leaves_the_ingested_one_intact(api,
     # The session API refuses a tool call longer than a day (latencyMs).
     late_span(recorder.tracer, root, "slow_tool", {"openinference.span.kind": "TOOL"}, duration_ns=2 * 86_400 * 10**9)
 
-    partial = answer(export(api, protobuf_body(recorder.take()))).partial_success
+    message = refused(export(api, protobuf_body(recorder.take())))
 
-    assert partial.rejected_spans == 1 and "latencyMs" in partial.error_message
+    assert "latencyMs" in message
     assert DiagnosisSession.objects.get().updated_at == session.updated_at
     assert BufferedSpan.objects.count() == 6
+    trace = BufferedTrace.objects.get()
+    assert (trace.state, trace.rejected_spans) == (TraceState.INGESTED, 1) and "latencyMs" in trace.error
 
 
 # --- SQL statements ------------------------------------------------------------------------------

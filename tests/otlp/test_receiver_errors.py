@@ -4,7 +4,7 @@ encoding the client speaks."""
 
 import pytest
 
-from otlp.models import BufferedTrace
+from otlp.models import BufferedSpan, BufferedTrace
 from tests.otlp.conftest import JSON, PROTOBUF, URL, export, rpc_status
 
 pytestmark = pytest.mark.django_db
@@ -73,16 +73,22 @@ def test_an_otlp_json_body_that_does_not_fit_is_a_400_naming_the_place(api, body
 
 
 def test_nul_in_otlp_json_refuses_the_span_not_the_request(api):
-    """As for protobuf bodies, which may carry NUL too: the span is refused (partial success)."""
-    trace_id, span_id = "5b8efff798038103d269b633813fc60c", "eee19b7ec3c1b174"
-    times = '"startTimeUnixNano": "1700000000000000000", "endTimeUnixNano": "1700000001000000000"'
-    body = _span(f'"traceId": "{trace_id}", "spanId": "{span_id}", {times}, "name": "a\\u0000b"')
+    """As for protobuf bodies, which may carry NUL too: that span is refused (a partial success),
+    the request's other spans are kept."""
+    trace_id, times = (
+        "5b8efff798038103d269b633813fc60c",
+        ('"startTimeUnixNano": "1700000000000000000", "endTimeUnixNano": "1700000001000000000"'),
+    )
+    kept = f'{{"traceId": "{trace_id}", "spanId": "eee19b7ec3c1b174", "parentSpanId": "00f067aa0ba902b7", {times}, "name": "tool"}}'
+    refused = f'{{"traceId": "{trace_id}", "spanId": "eee19b7ec3c1b175", "parentSpanId": "00f067aa0ba902b7", {times}, "name": "a\\u0000b"}}'
+    body = f'{{"resourceSpans": [{{"scopeSpans": [{{"spans": [{kept}, {refused}]}}]}}]}}'.encode()
 
     response = export(api, body, content_type=JSON)
 
-    assert response.status_code == 200
+    assert response.status_code == 200, response.content
     assert response.json()["partialSuccess"]["rejectedSpans"] == "1"
     assert "NUL" in response.json()["partialSuccess"]["errorMessage"]
+    assert BufferedSpan.objects.count() == 1
 
 
 @pytest.mark.parametrize("body", [b"\x0a\x05\xff\xff", b"\xff" * 50])

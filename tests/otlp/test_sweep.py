@@ -13,7 +13,7 @@ from diagnosis.models import DiagnosisSession
 from otlp.config import ReceiverConfig
 from otlp.models import BufferedSpan, BufferedTrace, TraceState
 from otlp.services.sweep import SweepResult, otlp_sweep
-from tests.otlp.conftest import answer, export
+from tests.otlp.conftest import export, rpc_status
 from tests.otlp.sdk import QUERY, late_span, openinference_agent, protobuf_body
 
 pytestmark = pytest.mark.django_db
@@ -89,8 +89,9 @@ def test_a_trace_that_makes_no_session_expires_and_refuses_later_spans(api, reco
     trace = BufferedTrace.objects.get()
     assert trace.state == TraceState.EXPIRED and "query:" in trace.error
     assert not BufferedSpan.objects.exists() and not DiagnosisSession.objects.exists()
-    late = answer(export(api, protobuf_body(children))).partial_success  # the exporter retries
-    assert late.rejected_spans == 1 and "expired" in late.error_message
+    late = export(api, protobuf_body(children))  # the exporter retries
+    assert late.status_code == 400 and "expired" in rpc_status(late).message  # nothing of it kept
+    assert BufferedTrace.objects.get().rejected_spans == 1
 
 
 def test_spans_of_ingested_traces_are_purged_after_the_retention(api, recorder):
@@ -106,8 +107,9 @@ def test_spans_of_ingested_traces_are_purged_after_the_retention(api, recorder):
     assert DiagnosisSession.objects.get().invocations.count() == 3  # the session stays
     root = next(span for span in spans if span.parent is None)
     late_span(recorder.tracer, root, "late_tool", {"openinference.span.kind": "TOOL"})
-    late = answer(export(api, protobuf_body(recorder.take()))).partial_success
-    assert late.rejected_spans == 1 and "purged" in late.error_message
+    late = export(api, protobuf_body(recorder.take()))
+    assert late.status_code == 400 and "purged" in rpc_status(late).message
+    assert BufferedTrace.objects.get().rejected_spans == 1
 
 
 def test_command_reports_and_validates_its_options(buffered_without_root):
@@ -126,7 +128,10 @@ def test_command_reports_and_validates_its_options(buffered_without_root):
 def test_a_trace_whose_every_span_was_refused_expires(api, recorder):
     with recorder.tracer.start_as_current_span("run", attributes={"selfeval.mode": "batch"}):
         pass
-    assert answer(export(api, protobuf_body(recorder.take()))).partial_success.rejected_spans == 1
+    refused = export(api, protobuf_body(recorder.take()))
+    assert refused.status_code == 400 and "mode:" in rpc_status(refused).message
 
     assert sweep(minutes=31) == SweepResult(expired=1)
-    assert BufferedTrace.objects.get().state == TraceState.EXPIRED
+    trace = BufferedTrace.objects.get()
+    assert (trace.state, trace.span_count, trace.rejected_spans) == (TraceState.EXPIRED, 0, 1)
+    assert "mode:" in trace.last_rejection  # why its span was refused, beside why the trace expired

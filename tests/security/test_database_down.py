@@ -44,10 +44,11 @@ def test_no_api_route_answers_a_server_error_when_the_database_is_down(api, proj
     with connection.execute_wrapper(_database_down):
         response = getattr(api, method)(path, data={}, format="json")
 
-    assert response.status_code == 503 or 400 <= response.status_code < 500, (path, response.status_code)
+    # 503, or an answer that needed no database (a 4xx, or an OTLP export without spans): never a 500.
+    assert response.status_code == 503 or response.status_code < 500, (path, response.status_code)
     assert response["Content-Type"] == "application/json", path
     if response.status_code == 503:
-        assert response["Retry-After"] == "5", path
+        assert response["Retry-After"] in {"5", "10"}, path  # OTLP exporters are asked to wait 10 s
 
 
 @pytest.mark.parametrize(

@@ -290,6 +290,52 @@ def test_unknown_api_routes_answer_a_json_404(api, path):
     assert response.json()["error"]["code"] == "not_found"
 
 
+@pytest.mark.parametrize("method", ["post", "put", "patch", "delete", "options"])
+def test_any_method_on_an_unknown_api_address_is_the_json_404_not_the_csrf_page(client_for, api_key, method):
+    # A browser-like client that enforces CSRF, as Django's middleware does for real requests.
+    client = client_for(api_key)
+    client.handler.enforce_csrf_checks = True
+
+    response = getattr(client, method)(
+        "/api/nothing/v1/traces", data=b"\x0a\x00", content_type="application/x-protobuf"
+    )
+
+    assert response.status_code == 404
+    assert response["Content-Type"] == "application/json"
+    assert response.json()["error"]["code"] == "not_found"
+
+
+@pytest.mark.parametrize(
+    ("url", "unknown", "hint"),
+    [
+        ("/api/sessions?verifier_verdict=PASS", "verifier_verdict", "verifierVerdict"),
+        ("/api/sessions?verifierVerdict=PASS&mod=chat", "mod", "mode"),
+        ("/api/cases?statuss=approved", "statuss", "status"),
+    ],
+)
+def test_an_unknown_or_misspelt_list_filter_is_a_400_naming_it(api, project, url, unknown, hint):
+    session_ingest(project, chat_payload(sessionId="s-1"))
+
+    response = api.get(url)
+
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "unknown_parameter" and unknown in error["message"]
+    assert f"Did you mean {hint}?" in error["fields"][unknown][0]
+
+
+def test_the_list_parameters_a_list_reads_are_not_unknown(api, project):
+    for number in range(3):
+        session_ingest(project, chat_payload(sessionId=f"s-{number}"))
+
+    first = api.get("/api/sessions", {"pageSize": 2, "mode": "chat", "format": "json"})
+    second = api.get("/api/sessions", {"cursor": first.json()["cursor"], "pageSize": 2, "mode": "chat"})
+    cases = api.get("/api/cases", {"q": "x", "faultCategory": "NETWORK", "status": "approved", "pageSize": 5})
+
+    assert [first.status_code, second.status_code, cases.status_code] == [200, 200, 200]
+    assert len(second.json()["results"]) == 1 and second.json()["cursor"] is None
+
+
 def test_an_unexpected_error_under_api_answers_the_envelope_not_an_html_page(api, monkeypatch, settings):
     settings.DEBUG = False
     monkeypatch.setattr("diagnosis.api.session_upsert", lambda **kwargs: 1 / 0)

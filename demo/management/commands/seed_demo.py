@@ -114,7 +114,8 @@ class Command(BaseCommand):
             self.stderr.write(f"Skipped {skipped}")
         self.stdout.write(
             f"Feedback: {dict(result.feedback) or 'none'}; cases: {dict(result.cases) or 'none'}; "
-            f"bad cases triaged: {result.bad_cases_triaged}; reviews: {result.reviews}"
+            f"bad cases triaged: {result.bad_cases_triaged}; reviews: {result.reviews}; "
+            f"evolution verifications: {result.verifications}"
         )
 
     def _progress(self, verb: str):

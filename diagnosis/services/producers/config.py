@@ -26,7 +26,8 @@ class LLMJudgeConfig:
     api_key: str
     timeout: float  # seconds per attempt
     retries: int  # after the first attempt
-    backoff: float  # seconds, times the attempt number
+    backoff: float  # seconds: the first retry's wait (doubling after), plus as much random jitter
+    max_wait: float  # seconds: the longest wait between two attempts, Retry-After included
     cache_seconds: int
 
 

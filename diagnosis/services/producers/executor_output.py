@@ -22,6 +22,7 @@ from typing import Annotated, Any, Literal, NamedTuple
 import msgspec
 from msgspec import Meta, Struct
 
+from core.text import json_sorted_keys
 from diagnosis.constants import VerifierVerdict
 from diagnosis.evaluation_layers import ParseFallback, ParseStatus
 from diagnosis.messages import message
@@ -154,8 +155,11 @@ _AT = re.compile(r" - at `\$(?P<path>[^`]*)`$")
 
 
 def _convert(raw: Any, limits: ClaimLimits | None) -> tuple[Any, tuple[str, str] | None]:
+    # msgspec reports the first problem in the order it reads the keys: read them sorted, so the
+    # problem named (stored in the verifier's rationale) does not depend on the order they were sent
+    # in, nor on jsonb's or an export's.
     try:
-        return msgspec.convert(raw, executor_output_types(limits)[0]), None
+        return msgspec.convert(json_sorted_keys(raw), executor_output_types(limits)[0]), None
     except msgspec.ValidationError as error:
         message = str(error)
         found = _AT.search(message)

@@ -40,6 +40,7 @@ def cascade(transport) -> CascadeJudge:
         timeout=5,
         retries=0,
         backoff=0,
+        max_wait=0,
         cache_seconds=60,
         transport=transport,
     )

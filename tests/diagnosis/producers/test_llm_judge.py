@@ -1,10 +1,7 @@
 """The LLM judge against a local fake OpenAI-compatible server (never the internet)."""
 
-import contextlib
-import json
-import threading
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
 
 import pytest
 from django.core.cache import cache
@@ -12,6 +9,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from diagnosis.services.evaluation_config import evaluation_judge
 from diagnosis.services.producers.judges import DeterministicJudge, LLMJudge
+from diagnosis.services.producers.judges.llm import retry_after_seconds
 
 from .builders import claim, evaluate, executor, layer_of, retrieval, session
 
@@ -19,65 +17,24 @@ EVIDENCE = [retrieval("inv-1", "order-service 的数据库连接池耗尽，请�
 CLAIM = claim("c1", "order-service 的数据库连接池耗尽", ("inv-1#1", "连接池耗尽"))
 
 
-class FakeLLM(BaseHTTPRequestHandler):
-    """Plays the scripted answers in order (the last one repeats) and records every request."""
-
-    script: list[str] = []
-    requests: list[dict] = []
-
-    def do_POST(self):  # noqa: N802 (http.server's naming)
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        type(self).requests.append({"path": self.path, "body": body, "auth": self.headers.get("Authorization")})
-        step = self.script[min(len(self.requests) - 1, len(self.script) - 1)]
-        if step == "slow":
-            time.sleep(0.6)
-            step = "ok"
-        if step.startswith("http"):
-            self._send(int(step[4:]), {"error": "nope"})
-            return
-        content = {
-            "ok": json.dumps({"verdict": "CONTRADICTED", "rationale": "the model says so"}),
-            "malformed": "this is {not json",
-            "bad_verdict": json.dumps({"verdict": "MAYBE"}),
-        }[step]
-        self._send(200, {"choices": [{"message": {"role": "assistant", "content": content}}]})
-
-    def _send(self, status: int, payload: dict) -> None:
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        with contextlib.suppress(BrokenPipeError):  # the client gave up (timeout test)
-            self.wfile.write(data)
-
-    def log_message(self, *args):
-        pass
+@pytest.fixture(autouse=True)
+def empty_cache():
+    cache.clear()
+    yield
+    cache.clear()
 
 
 @pytest.fixture
-def fake_llm():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeLLM)
-    server.daemon_threads = True
-    FakeLLM.script, FakeLLM.requests = ["ok"], []
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-    thread.start()
-    cache.clear()
-    yield FakeLLM, f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-    server.server_close()
-    cache.clear()
+def fake_llm(fake_openai):
+    return fake_openai, fake_openai.url
 
 
-def llm_judge(base_url: str) -> LLMJudge:
+def llm_judge(base_url: str, **options) -> LLMJudge:
     return LLMJudge(
         base_url=base_url,
         model="test-model",
         api_key="k-test",
-        timeout=0.3,
-        retries=2,
-        backoff=0,
-        cache_seconds=60,
+        **{"timeout": 0.3, "retries": 2, "backoff": 0, "max_wait": 30, "cache_seconds": 60, **options},
         fallback=DeterministicJudge(),
     )
 
@@ -196,3 +153,76 @@ def test_judge_is_chosen_by_setting_and_built_once_per_process(settings, fake_ll
     settings.SELFEVAL_JUDGE = "oracle"
     with pytest.raises(ImproperlyConfigured):
         evaluation_judge()
+
+
+# --- retries through tenacity: Retry-After honoured, else a jittered exponential backoff -----------------------
+
+
+def test_the_wait_a_throttled_endpoint_asks_for_is_honoured(fake_llm):
+    server, url = fake_llm
+    server.script = ["http429:7", "http503:3", "ok"]
+    waits: list[float] = []
+
+    check = judge_claim(llm_judge(url, backoff=1, sleep=waits.append))["claim_checks"][0]
+
+    assert check["verdict"] == "CONTRADICTED" and len(server.requests) == 3
+    assert waits == [7.0, 3.0]  # what the server said, not the backoff
+
+
+def test_an_http_date_retry_after_is_read_as_the_seconds_until_then(fake_llm):
+    server, url = fake_llm
+    in_five_seconds = format_datetime(datetime.now(UTC) + timedelta(seconds=5), usegmt=True)
+    server.script = [f"http429:{in_five_seconds}", "ok"]
+    waits: list[float] = []
+
+    assert judge_claim(llm_judge(url, sleep=waits.append))["claim_checks"][0]["verdict"] == "CONTRADICTED"
+    (wait,) = waits
+    assert 3 <= wait <= 5
+
+
+def test_an_endpoint_asking_for_longer_than_the_longest_wait_is_not_asked_again(fake_llm):
+    server, url = fake_llm
+    server.script = ["http503:120", "ok"]
+    waits: list[float] = []
+
+    check = judge_claim(llm_judge(url, max_wait=30, sleep=waits.append))["claim_checks"][0]
+
+    assert check["judge"] == "deterministic(llm-fallback)"
+    assert "HTTP 503 from the LLM endpoint (Retry-After: 120 s)" in check["rationale"]
+    assert len(server.requests) == 1 and waits == []
+
+
+def test_without_retry_after_the_waits_grow_with_random_jitter_up_to_the_longest_wait(fake_llm):
+    server, url = fake_llm
+    server.script = ["http500"]
+    runs: list[list[float]] = []
+    for _ in range(2):
+        runs.append([])
+        cache.clear()
+        judge_claim(llm_judge(url, retries=4, backoff=1, max_wait=3, sleep=runs[-1].append))
+
+    for waits in runs:
+        first, second, third, fourth = waits
+        assert 1 <= first <= 2 and 2 <= second <= 3  # 1 s, then 2 s, each with up to 1 s of jitter
+        assert third == fourth == 3  # capped
+    assert runs[0][:2] != runs[1][:2]  # two workers failing together do not retry together
+    assert len(server.requests) == 10
+
+
+@pytest.mark.parametrize(
+    ("value", "seconds"),
+    [
+        ("12", 12.0),
+        ("0", 0.0),
+        ("Wed, 21 Oct 2026 07:28:30 GMT", 30.0),
+        ("Wed, 21 Oct 2026 07:27:00 GMT", 0.0),  # in the past: at once
+        ("soon", None),
+        ("-3", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_retry_after_values(value, seconds):
+    now = datetime(2026, 10, 21, 7, 28, tzinfo=UTC)
+
+    assert retry_after_seconds(value, now=now) == seconds

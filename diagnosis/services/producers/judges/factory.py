@@ -27,6 +27,7 @@ def judge_build(*, config: EvaluationConfig) -> Judge:
         timeout=config.llm.timeout,
         retries=config.llm.retries,
         backoff=config.llm.backoff,
+        max_wait=config.llm.max_wait,
         cache_seconds=config.llm.cache_seconds,
         fallback=deterministic,
     )

@@ -1,8 +1,8 @@
-"""`manage.py purge_idempotency_keys`: delete the Idempotency-Key records of POST /api/feedback that expired."""
+"""`manage.py purge_idempotency_keys`: delete the expired Idempotency-Key records (feedback and ingestion)."""
 
 from django.core.management.base import BaseCommand
 
-from feedback.services.idempotency import idempotency_records_purge
+from core.api.idempotency import idempotency_records_purge
 
 
 class Command(BaseCommand):
