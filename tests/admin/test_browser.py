@@ -106,7 +106,7 @@ def shot(page, name: str) -> None:
 def test_reviewer_walks_dashboard_inspects_reviews_and_triages(browser, live_server, demo_data):
     page = browser.new_page(viewport={"width": 1440, "height": 900})
     login(page, live_server.url, "bob")
-    assert page.locator(".se-kpi").count() == 6
+    assert page.locator(".se-kpi").count() == 7  # the six of the sessions, and the spans refused over OTLP
     shot(page, "01-reviewer-dashboard")
 
     page.click("text=Does PASS mean useful?")

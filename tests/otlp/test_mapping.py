@@ -255,6 +255,31 @@ def test_older_genai_instrumentations_put_prompt_and_completion_in_events(record
     assert (payload["query"], payload["answer"]) == ("why 5xx?", "the pool")
 
 
+def test_older_openllmetry_releases_index_prompts_completions_and_usage(recorder):
+    """OpenLLMetry's OpenAI instrumentation before the GenAI message attributes (its semconv-ai names)."""
+    with recorder.tracer.start_as_current_span(
+        "openai.chat",
+        attributes={
+            "llm.request.type": "chat",
+            "gen_ai.request.model": "gpt-4o-mini",
+            "gen_ai.prompt.0.role": "system",
+            "gen_ai.prompt.0.content": "be brief",
+            "gen_ai.prompt.1.role": "user",
+            "gen_ai.prompt.1.content": "why 5xx?",
+            "gen_ai.completion.0.role": "assistant",
+            "gen_ai.completion.0.content": "the pool",
+            "llm.usage.total_tokens": 29,
+            "traceloop.association.properties.session_id": "conv-1",
+            "traceloop.association.properties.user_id": "u-9",
+        },
+    ):
+        pass
+
+    payload = mapped(recorder.take()).payload
+
+    assert (payload["query"], payload["answer"], payload["conversationId"]) == ("why 5xx?", "the pool", "conv-1")
+
+
 def test_openinference_llm_messages_and_plain_text_input(recorder):
     with recorder.tracer.start_as_current_span(
         "llm",

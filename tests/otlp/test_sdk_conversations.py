@@ -4,16 +4,20 @@ send a three-turn conversation. Each turn (a trace) becomes one session, the SDK
 them into one conversation, and nothing is refused: no span counted as rejected anywhere.
 
 OpenLLMetry: traceloop-sdk pulls some thirty instrumentation packages and pins an older
-opentelemetry-sdk than this project's, so its spans are written with the attribute names of its
-own conventions package (opentelemetry-semantic-conventions-ai), as its decorators and the OpenAI
-instrumentation write them, and sent by the OpenTelemetry SDK's OTLP/HTTP exporter.
+opentelemetry-sdk than this project's, so the LLM call goes through the OpenAI SDK instrumented by
+OpenLLMetry's own OpenAI instrumentation (against a local fake OpenAI server), its decorators' spans
+are written with the attribute names of its conventions package (opentelemetry-semantic-conventions-ai),
+its association properties set as its span processor sets them, and all of it is sent by the
+OpenTelemetry SDK's OTLP/HTTP exporter.
 """
 
 import json
 
 import pytest
+from openai import OpenAI
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.instrumentation.openai import OpenAIInstrumentor
+from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.semconv_ai import SpanAttributes, TraceloopSpanKindValues
 
@@ -152,21 +156,27 @@ def test_the_plain_opentelemetry_sdk_with_genai_conventions(live_server, api_key
     assert turns[1].steps.get().detail["inputTokens"] == 40
 
 
-def openllmetry_turn(tracer, question: str, answer: str) -> None:
-    """One workflow as OpenLLMetry writes it: the @workflow decorator's span, an @tool span and the
-    OpenAI instrumentation's LLM span (indexed prompts and completions, usage); the association
-    properties (Traceloop.set_association_properties) go on every span of the context."""
-    association = {
-        f"{SpanAttributes.TRACELOOP_ASSOCIATION_PROPERTIES}.session_id": "conv-openllmetry",
-        f"{SpanAttributes.TRACELOOP_ASSOCIATION_PROPERTIES}.user_id": "u-9",
-    }
+class AssociationProperties(SpanProcessor):
+    """What traceloop-sdk's span processor does with `Traceloop.set_association_properties`: the
+    conversation's properties on every span started, the instrumentations' spans included."""
+
+    def __init__(self, properties: dict[str, str]) -> None:
+        self.properties = properties
+
+    def on_start(self, span, parent_context=None) -> None:
+        for name, value in self.properties.items():
+            span.set_attribute(f"{SpanAttributes.TRACELOOP_ASSOCIATION_PROPERTIES}.{name}", value)
+
+
+def openllmetry_turn(tracer, llm: OpenAI, question: str) -> str:
+    """One workflow as OpenLLMetry records it: the @workflow decorator's span, an @tool span, and the
+    LLM call through the OpenAI SDK, recorded by OpenLLMetry's own OpenAI instrumentation."""
     with tracer.start_as_current_span(
         "diagnose.workflow",
         attributes={
             SpanAttributes.TRACELOOP_SPAN_KIND: TraceloopSpanKindValues.WORKFLOW.value,
             SpanAttributes.TRACELOOP_ENTITY_NAME: "diagnose",
             SpanAttributes.TRACELOOP_ENTITY_INPUT: json.dumps({"args": [question], "kwargs": {}}, ensure_ascii=False),
-            **association,
         },
     ) as workflow:
         with tracer.start_as_current_span(
@@ -176,42 +186,42 @@ def openllmetry_turn(tracer, question: str, answer: str) -> None:
                 SpanAttributes.TRACELOOP_ENTITY_NAME: "lookup_knowledge",
                 SpanAttributes.TRACELOOP_ENTITY_INPUT: json.dumps({"args": [], "kwargs": {"q": question}}),
                 SpanAttributes.TRACELOOP_ENTITY_OUTPUT: json.dumps(RUNBOOK, ensure_ascii=False),
-                **association,
             },
         ):
             pass
-        with tracer.start_as_current_span(
-            "openai.chat",
-            attributes={
-                SpanAttributes.LLM_REQUEST_TYPE: "chat",
-                "gen_ai.system": "openai",
-                "gen_ai.request.model": "gpt-4o-mini",
-                f"{SpanAttributes.LLM_PROMPTS}.0.role": "user",
-                f"{SpanAttributes.LLM_PROMPTS}.0.content": question,
-                f"{SpanAttributes.LLM_COMPLETIONS}.0.role": "assistant",
-                f"{SpanAttributes.LLM_COMPLETIONS}.0.content": answer,
-                SpanAttributes.LLM_USAGE_PROMPT_TOKENS: 21,
-                SpanAttributes.LLM_USAGE_COMPLETION_TOKENS: 8,
-                SpanAttributes.LLM_USAGE_TOTAL_TOKENS: 29,
-                **association,
-            },
-        ):
-            pass
+        completion = llm.chat.completions.create(
+            model="gpt-4o-mini", messages=[{"role": "user", "content": f"{RUNBOOK}\n{question}"}]
+        )
+        answer = completion.choices[0].message.content
         workflow.set_attribute(SpanAttributes.TRACELOOP_ENTITY_OUTPUT, json.dumps(answer, ensure_ascii=False))
+    return answer
 
 
-def test_openllmetry_conventions(live_server, api_key):
+def test_openllmetry_with_its_openai_instrumentation(live_server, api_key, fake_openai):
     provider, results = otlp_provider(f"{live_server.url}/v1/traces", {"Authorization": f"Api-Key {api_key}"})
-    tracer = provider.get_tracer("traceloop.tracer")
-    for question, answer in zip(QUESTIONS, ANSWERS, strict=True):
-        openllmetry_turn(tracer, question, answer)
-    provider.shutdown()
+    provider.add_span_processor(AssociationProperties({"session_id": "conv-openllmetry", "user_id": "u-9"}))
+    instrumentor = OpenAIInstrumentor()
+    instrumentor.instrument(tracer_provider=provider)
+    try:
+        llm = OpenAI(base_url=fake_openai.url, api_key="sk-test", max_retries=0)
+        tracer = provider.get_tracer("traceloop.tracer")
+        for question, answer in zip(QUESTIONS, ANSWERS, strict=True):
+            fake_openai.reply = answer
+            assert openllmetry_turn(tracer, llm, question) == answer
+    finally:
+        instrumentor.uninstrument()
+        provider.shutdown()
 
     assert all(result.name == "SUCCESS" for result in results)
     turns = assert_three_turns_of_one_conversation("conv-openllmetry")
-    llm = turns[2].steps.get(name="openai.chat")
-    assert (llm.detail["model"], llm.detail["totalTokens"], llm.detail["user"]) == ("gpt-4o-mini", 29, "u-9")
+    llm_step = turns[2].steps.get(name="openai.chat")
+    assert (llm_step.detail["model"], llm_step.detail["totalTokens"], llm_step.detail["user"]) == (
+        "gpt-4o-mini",
+        29,
+        "u-9",
+    )
     assert turns[2].invocations.get().tool_name == "lookup_knowledge.tool"
+    assert len(fake_openai.requests) == 3
 
 
 def test_a_request_none_of_whose_spans_can_be_used_is_a_400_naming_what_is_missing(live_server, api_key):
