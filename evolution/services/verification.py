@@ -19,12 +19,12 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.cache import cache
 
 from core.tenancy.models import Project
+from core.text import has_cjk
 from evolution.models import Adoption, VerificationLog, VerificationSource
 from evolution.selectors import thresholds_get
 from evolution.services.competitors import Provider, competitor_answers_fetch
 from evolution.services.decision import evolution_decide
 from evolution.services.messages import LANGUAGES
-from evolution.services.text import has_cjk
 from evolution.services.types import Thresholds, UserFeedback, VerificationResult
 
 CACHE_PREFIX = "evolution:verify:v2:"

@@ -17,6 +17,7 @@ COMPONENTS = {
     "core.api": "api",
     "core.adminkit": "adminkit",
     "core.text": "text",
+    "core.markdown": "markdown",
     "core.health": "health",
     "diagnosis": "diagnosis",
     "cases": "cases",
@@ -33,7 +34,7 @@ FLOORS = (
     ("config",),
     ("backoffice", "trace", "otlp", "demo"),
     ("diagnosis", "cases", "feedback", "evolution"),
-    ("tenancy", "api", "adminkit", "text", "health"),
+    ("tenancy", "api", "adminkit", "text", "markdown", "health"),
 )
 FLOOR_OF = {name: level for level, names in enumerate(FLOORS) for name in names}
 

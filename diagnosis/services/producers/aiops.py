@@ -8,17 +8,18 @@ Checks (each entry: check, passed, reason, severity, applicable, plus details):
 - evidence_<category> (warning), one per category of the tool map: a call of that category
   succeeded. The map is `EvaluationConfig.tool_categories` (`SELFEVAL_AIOPS_TOOL_CATEGORIES`);
 - unrelated_alerts_not_main_object (critical, payload mode with other active alerts): the lead of
-  the report (its root-cause / conclusion section, else its first section or paragraph) does
-  not name another active alert's service or name instead of the input alert.
+  the report (`core.markdown.answer_lead`: its root-cause section, else its conclusion, under a
+  heading or a label line, else its first paragraph) does not name another active alert's
+  service or name instead of the input alert.
 
 Verdict: FAIL when an applicable critical check fails, WARN when only warning checks fail, PASS
 otherwise. Checks that do not apply pass with `applicable: false` and never change the verdict.
 """
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
+from core.markdown import answer_lead
 from core.text import compact
 from diagnosis.constants import AiOpsCheckSeverity, AiOpsVerdict
 from diagnosis.evaluation_layers import AiOpsCheckEntry, AiOpsRuleEvaluation
@@ -27,10 +28,6 @@ from diagnosis.messages import Message, message
 from .types import SessionData
 
 ToolCategories = Mapping[str, tuple[str, ...]]  # category -> lowercased tool names
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
-_LEAD_HEADING = re.compile(
-    r"root\s*cause|conclusion|diagnosis|summary|根因|根本原因|原因|结论|诊断|摘要", re.IGNORECASE
-)
 
 
 def tool_category(tool_name: str, categories: ToolCategories) -> str:
@@ -42,26 +39,6 @@ def tool_category(tool_name: str, categories: ToolCategories) -> str:
 
 def _mentions(text_compact: str, *names: str) -> list[str]:
     return [name for name in names if name and len(compact(name)) >= 3 and compact(name) in text_compact]
-
-
-def report_lead(answer: str) -> str:
-    """The part of the report that states the main diagnosis (see the module docstring)."""
-    sections: list[tuple[str, list[str]]] = [("", [])]
-    for line in answer.splitlines():
-        heading = _HEADING.match(line)
-        if heading:
-            sections.append((heading.group(1), []))
-        else:
-            sections[-1][1].append(line)
-    for title, body in sections:
-        if title and _LEAD_HEADING.search(title):
-            return f"{title}\n" + "\n".join(body).strip()
-    for title, body in sections:
-        text = "\n".join(body).strip()
-        if text:
-            paragraph = re.split(r"\n\s*\n", text)[0]
-            return f"{title}\n{paragraph}".strip()
-    return answer.strip()[:300]
 
 
 def aiops_rule_evaluation(*, session: SessionData, tool_categories: ToolCategories) -> AiOpsRuleEvaluation:
@@ -153,7 +130,7 @@ def _unrelated_alerts_check(session: SessionData, alert_name: str, alert_service
     if not (alert_name or alert_service) or not others:
         reason = message("aiops.no_input_alert" if others else "aiops.no_other_alert")
         return {**base, "passed": True, "reason": reason, "applicable": False}
-    lead_compact = compact(report_lead(answer))
+    lead_compact = compact(answer_lead(answer))
     if _mentions(lead_compact, alert_service, alert_name):
         return {**base, "passed": True, "reason": message("aiops.main_is_input")}
     for other in others:

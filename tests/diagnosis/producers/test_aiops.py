@@ -4,7 +4,7 @@ import pytest
 
 from diagnosis.evaluation_layers import layer_json
 from diagnosis.services.evaluation_config import evaluation_config
-from diagnosis.services.producers.aiops import aiops_rule_evaluation, report_lead
+from diagnosis.services.producers.aiops import aiops_rule_evaluation
 
 from .builders import inv, retrieval, session
 
@@ -112,9 +112,3 @@ def test_mentioning_another_alert_outside_the_lead_is_fine():
     answer = REPORT + "\n## Other alerts\nDiskFull on log-agent is unrelated."
 
     assert checks(run(answer=answer))["unrelated_alerts_not_main_object"] is True
-
-
-def test_report_lead_prefers_the_root_cause_section():
-    answer = "# Incident\nSummary line about log-agent.\n## 根因分析\norder-service 连接池耗尽\n## 修复\n扩容"
-
-    assert report_lead(answer) == "根因分析\norder-service 连接池耗尽"
