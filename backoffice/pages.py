@@ -1,7 +1,7 @@
 """The dashboard's and the calibration panel's page content, built from their selectors.
 
 The admin site only routes here (`SelfEvalAdminSite.index`, `calibration_view`); every figure a
-page shows comes from `backoffice.dashboard`, every link leads to the session list filtered to the
+page shows comes from `reporting.selectors`, every link leads to the session list filtered to the
 sessions behind that figure.
 """
 
@@ -13,12 +13,12 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from backoffice import dashboard as dashboard_selectors
 from backoffice.charts import Chart, Column, Series
-from backoffice.dashboard import DateRange, DayFigures
 from core.tenancy.access import Access
 from diagnosis.messages import machine_label
 from diagnosis.models import Feedback, ReviewJudgement, VerifierVerdict
+from reporting import selectors as dashboard_selectors
+from reporting.selectors import DateRange, DayFigures
 
 SESSIONS_CHANGELIST = "admin:diagnosis_diagnosissession_changelist"
 

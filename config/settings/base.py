@@ -88,6 +88,7 @@ INSTALLED_APPS = [
     "feedback",
     "cases",
     "evolution",
+    "reporting",
     "otlp",
     "backoffice",
     "demo",

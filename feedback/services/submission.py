@@ -14,7 +14,7 @@ from core.tenancy.access import Access
 from core.tenancy.models import ProjectAPIKey
 from diagnosis.models import DiagnosisSession, Feedback
 from diagnosis.selectors import session_get
-from diagnosis.services.session_days import session_day_key, session_days_mark_changed
+from diagnosis.signals import figures_changed
 from feedback.models import EndUserVote, FeedbackClient, FeedbackEvent
 from feedback.services.idempotency import (
     StoredAnswer,
@@ -155,7 +155,7 @@ def _vote(
     if session.feedback != value:
         DiagnosisSession.objects.filter(pk=session.pk).update(feedback=value)
         session.feedback = value
-        session_days_mark_changed(keys=[session_day_key(project_id=session.project_id, created_at=session.created_at)])
+        figures_changed.send(sender=DiagnosisSession, moments=[(session.project_id, session.created_at)])
     event = FeedbackEvent.objects.create(
         session_id=session.pk,
         value=value,

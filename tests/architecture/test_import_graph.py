@@ -9,7 +9,9 @@ import graphlib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("config", "core", "diagnosis", "feedback", "cases", "evolution", "backoffice", "trace", "otlp", "demo")
+PACKAGES = (
+    "config", "core", "diagnosis", "feedback", "cases", "evolution", "reporting", "backoffice", "trace", "otlp", "demo",
+)  # fmt: skip
 # Longest prefix first: a module belongs to the first component whose prefix it starts with.
 COMPONENTS = {
     "config": "config",
@@ -23,6 +25,7 @@ COMPONENTS = {
     "cases": "cases",
     "feedback": "feedback",
     "evolution": "evolution",
+    "reporting": "reporting",
     "backoffice": "backoffice",
     "trace": "trace",
     "otlp": "otlp",
@@ -33,7 +36,7 @@ COMPONENTS = {
 FLOORS = (
     ("config",),
     ("backoffice", "trace", "otlp", "demo"),
-    ("diagnosis", "cases", "feedback", "evolution"),
+    ("diagnosis", "cases", "feedback", "evolution", "reporting"),
     ("tenancy", "api", "adminkit", "text", "markdown", "health"),
 )
 FLOOR_OF = {name: level for level, names in enumerate(FLOORS) for name in names}

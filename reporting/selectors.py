@@ -1,9 +1,9 @@
 """Reads behind the admin dashboard and the calibration panel, scoped to the projects the user sees.
 
 A range costs a number of days, not of sessions: days before today are read from the per-day
-rollups (`diagnosis.models.SessionDay`, recounted here when a service marked a day changed),
+rollups (`reporting.models.SessionDay`, recounted here when a write marked a day changed),
 today is counted live from the sessions with the same computation the rollups are stored from
-(`diagnosis.selectors.session_days_compute`). Days are calendar days of TIME_ZONE.
+(`reporting.counting.session_days_compute`). Days are calendar days of TIME_ZONE.
 """
 
 import datetime as dt
@@ -15,8 +15,9 @@ from django.utils import timezone
 
 from cases.models import OPEN_BAD_CASE_STATUSES, BadCase, Case, CaseStatus
 from core.tenancy.access import Access
-from diagnosis.models import Feedback, SessionDay
-from diagnosis.selectors import (
+from diagnosis.models import Feedback
+from diagnosis.selectors import sessions_needing_review
+from reporting.counting import (
     CUBE_FEEDBACKS,
     CUBE_JUDGEMENTS,
     CUBE_SIZE,
@@ -24,9 +25,9 @@ from diagnosis.selectors import (
     SCORE_BUCKETS,
     session_days_compute,
     session_days_zone,
-    sessions_needing_review,
 )
-from diagnosis.services.session_days import session_days_settle
+from reporting.models import SessionDay
+from reporting.services.session_days import session_days_settle
 
 VERDICTS = CUBE_VERDICTS
 FEEDBACKS = CUBE_FEEDBACKS
