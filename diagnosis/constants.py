@@ -7,6 +7,11 @@ adds the labels, so a stored value and the producers' value can never drift apar
 
 from enum import StrEnum
 
+from judge.verdicts import Band as ClaimBand
+from judge.verdicts import Decider as ClaimDecider
+
+__all__ = ["ClaimBand", "ClaimDecider"]  # the judge's own enums, stored on claim checks
+
 # An evidence binding to this refId says "the query retrieved no matching evidence".
 NO_EVIDENCE_REF = "$.no_evidence"
 

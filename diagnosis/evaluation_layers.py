@@ -41,7 +41,15 @@ from typing import Annotated, Any
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType, field
 
-from diagnosis.constants import AiOpsCheckSeverity, AiOpsVerdict, ClaimVerdict, Layer, VerifierVerdict
+from diagnosis.constants import (
+    AiOpsCheckSeverity,
+    AiOpsVerdict,
+    ClaimBand,
+    ClaimDecider,
+    ClaimVerdict,
+    Layer,
+    VerifierVerdict,
+)
 from diagnosis.services.producers.config import VerifierThresholds
 
 # The largest round `ClaimCheck.round` (a PositiveIntegerField) holds, and the scores' scales.
@@ -73,6 +81,17 @@ class RuleEvaluation(Struct, kw_only=True):
 # --- verifier_evaluation --------------------------------------------------------------------
 
 
+Probability = Annotated[float, Meta(ge=0, le=1)]
+
+
+class JudgeReason(Struct, kw_only=True):
+    """One of a claim's strongest reasons: a `diagnosis.messages` code, its parameters, its English text."""
+
+    code: str
+    params: dict[str, Any] = {}
+    text: str = ""
+
+
 class ClaimCheckEntry(Struct, kw_only=True):
     claim_id: str = field(name="claimId")
     text: str = ""
@@ -82,6 +101,14 @@ class ClaimCheckEntry(Struct, kw_only=True):
     rationale_code: str = ""
     rationale_params: dict[str, Any] = {}
     judge: str = ""
+    # The decision: calibrated P(supported) and P(contradicted) (null when no model scored the
+    # claim), the band they fall in, who decided (rule / deterministic / llm; null in older
+    # layers) and the three strongest reasons.
+    p_supported: Probability | None = None
+    p_contradicted: Probability | None = None
+    band: ClaimBand | None = None
+    decided_by: ClaimDecider | None = None
+    reasons: list[JudgeReason] = []
     escalated: bool = False  # the cascade asked the LLM judge
     absence_claim: bool = False
     ref_ids: list[str] = field(default_factory=list, name="refIds")  # refs whose binding was verified

@@ -49,6 +49,7 @@ MESSAGES: dict[str, Spec] = {
     ),
     # judges
     "judge.nothing_aligned": Spec(gettext_noop("nothing in the claim could be aligned to the evidence")),
+    "judge.error": Spec(gettext_noop("the judge could not analyse this claim ({error}); left unsupported")),
     # the deterministic judge: `units` lists every unit (a "unit.*" message each), `more` is "; …"
     # when some were left out
     "judge.conflict": Spec(gettext_noop("located conflict: {conflicts} | units: {units}{more}"), sep="; "),

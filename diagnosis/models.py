@@ -287,6 +287,19 @@ class ClaimVerdict(models.TextChoices):
     NO_EVIDENCE = constants.ClaimVerdict.NO_EVIDENCE, _("No evidence")
 
 
+class ClaimBand(models.TextChoices):
+    SUPPORTED = constants.ClaimBand.SUPPORTED, _("Supported")
+    UNDECIDED = constants.ClaimBand.UNDECIDED, _("Undecided")
+    UNSUPPORTED = constants.ClaimBand.UNSUPPORTED, _("Unsupported")
+    CONTRADICTED = constants.ClaimBand.CONTRADICTED, _("Contradicted")
+
+
+class ClaimDecider(models.TextChoices):
+    RULE = constants.ClaimDecider.RULE, _("Verifier rule")
+    DETERMINISTIC = constants.ClaimDecider.DETERMINISTIC, _("Deterministic judge")
+    LLM = constants.ClaimDecider.LLM, _("LLM judge")
+
+
 class ClaimCheck(models.Model):
     """One claim's verdict in one verifier round, queryable without opening the JSON."""
 
@@ -303,6 +316,13 @@ class ClaimCheck(models.Model):
     # The rationale's `diagnosis.messages` code and parameters: the admin shows it translated.
     rationale_code = models.CharField(max_length=64, blank=True, verbose_name=_("rationale code"))
     rationale_params = models.JSONField(default=dict, blank=True, verbose_name=_("rationale parameters"))
+    # The judge's decision: calibrated probabilities (null when no model scored the claim), the
+    # band they fall in, who decided, and the strongest reasons ({"code", "params", "text"}).
+    p_supported = models.FloatField(null=True, blank=True, verbose_name=_("P(supported)"))
+    p_contradicted = models.FloatField(null=True, blank=True, verbose_name=_("P(contradicted)"))
+    band = models.CharField(max_length=16, choices=ClaimBand.choices, blank=True, verbose_name=_("band"))
+    decided_by = models.CharField(max_length=16, choices=ClaimDecider.choices, blank=True, verbose_name=_("decided by"))
+    reasons = models.JSONField(default=list, blank=True, verbose_name=_("strongest reasons"))
     facts = models.JSONField(default=list, blank=True, verbose_name=_("facts checked"))
     bindings = models.JSONField(
         default=list,
@@ -325,6 +345,10 @@ class ClaimCheck(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["session", "round", "claim_id"], name="claim_check_unique"),
             models.CheckConstraint(condition=Q(verdict__in=ClaimVerdict.values), name="claim_check_verdict_valid"),
+            models.CheckConstraint(condition=Q(band__in=["", *ClaimBand.values]), name="claim_check_band_valid"),
+            models.CheckConstraint(
+                condition=Q(decided_by__in=["", *ClaimDecider.values]), name="claim_check_decided_by_valid"
+            ),
         ]
         indexes = [
             models.Index(fields=["verdict", "service", "-created_at"], name="claim_verdict_service"),

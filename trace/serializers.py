@@ -21,6 +21,7 @@ from diagnosis.constants import Layer
 from diagnosis.evaluation_layers import (
     FactCheck,
     GatekeeperBinding,
+    JudgeReason,
     SelfEvaluation,
     VerifierEvaluation,
     entries_read,
@@ -29,7 +30,9 @@ from diagnosis.evaluation_layers import (
 )
 from diagnosis.models import (
     AiOpsVerdict,
+    ClaimBand,
     ClaimCheck,
+    ClaimDecider,
     ClaimVerdict,
     EvaluationState,
     Feedback,
@@ -88,6 +91,12 @@ class TraceBadCaseSerializer(serializers.Serializer):
 RATIONALE_CODE_HELP = "the rationale's message code (diagnosis/messages.py); empty for text of an older version"
 
 
+class JudgeReasonSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="message code (diagnosis/messages.py)")
+    params = serializers.DictField(help_text="the named parameters of the message")
+    text = serializers.CharField(help_text="in English")
+
+
 class ClaimCheckSerializer(serializers.Serializer):
     claimId = serializers.CharField()
     text = serializers.CharField()
@@ -97,6 +106,20 @@ class ClaimCheckSerializer(serializers.Serializer):
     rationale = serializers.CharField(help_text="in English")
     rationaleCode = serializers.CharField(help_text=RATIONALE_CODE_HELP)
     rationaleParams = serializers.DictField(help_text="the named parameters of the rationale's message")
+    pSupported = serializers.FloatField(
+        allow_null=True, help_text="the judge's calibrated P(supported); null when no model scored the claim"
+    )
+    pContradicted = serializers.FloatField(allow_null=True, help_text="the judge's calibrated P(contradicted)")
+    band = serializers.ChoiceField(
+        choices=ClaimBand.choices,
+        allow_null=True,
+        help_text="where the scores fall; undecided is left UNSUPPORTED unless the cascade's LLM judge decides; "
+        "null when no judge ran",
+    )
+    decidedBy = serializers.ChoiceField(
+        choices=ClaimDecider.choices, allow_null=True, help_text="who decided the verdict; null for older layers"
+    )
+    reasons = JudgeReasonSerializer(many=True, help_text="the strongest reasons, at most three, strongest first")
     service = serializers.CharField()
     facts = serializers.ListField(child=serializers.DictField())
     bindings = serializers.ListField(child=serializers.DictField(), help_text="gatekeeper status per binding")
@@ -348,6 +371,11 @@ def _verifier(layer: VerifierEvaluation, rows: list[ClaimCheck]) -> dict[str, An
                 "rationale": row.rationale,
                 "rationaleCode": row.rationale_code,
                 "rationaleParams": row.rationale_params,
+                "pSupported": row.p_supported,
+                "pContradicted": row.p_contradicted,
+                "band": row.band or None,
+                "decidedBy": row.decided_by or None,
+                "reasons": layer_json(entries_read(row.reasons, JudgeReason) or []),
                 "service": row.service,
                 "facts": layer_json(entries_read(row.facts, FactCheck) or []),
                 "bindings": layer_json(entries_read(row.bindings, GatekeeperBinding) or []),
@@ -366,6 +394,11 @@ def _verifier(layer: VerifierEvaluation, rows: list[ClaimCheck]) -> dict[str, An
                 "rationale": check.rationale,
                 "rationaleCode": check.rationale_code,
                 "rationaleParams": check.rationale_params,
+                "pSupported": check.p_supported,
+                "pContradicted": check.p_contradicted,
+                "band": check.band,
+                "decidedBy": check.decided_by,
+                "reasons": layer_json(check.reasons),
                 "service": "",
                 "facts": layer_json([f for f in layer.facts_checked if f.claim_id == check.claim_id]),
                 "bindings": layer_json([b for b in bindings if b.claim_id == check.claim_id]),

@@ -51,7 +51,7 @@ RETRY_SCHEDULED = "RETRY_SCHEDULED"
 _SESSION_FIELDS = ("pk", "project_id", "created_at", *SESSION_COLUMNS, "updated_at", "verifier_verdict")
 _CLAIM_UPDATE_FIELDS = [
     "text", "critical", "verdict", "judge", "rationale", "rationale_code", "rationale_params", "facts", "bindings",
-    "service",
+    "service", "p_supported", "p_contradicted", "band", "decided_by", "reasons",
 ]  # fmt: skip
 _AIOPS_CHECK_UPDATE_FIELDS = ["passed", "severity", "applicable", "reason", "reason_code", "reason_params"]
 
@@ -144,6 +144,11 @@ def _store_claim_checks(session_pk: int, result: PipelineResult, ref_pks: dict[s
                 facts=layer_json(claim.facts),
                 bindings=layer_json(claim.bindings),
                 service=claim.service[:200],
+                p_supported=claim.p_supported,
+                p_contradicted=claim.p_contradicted,
+                band=claim.band or "",
+                decided_by=claim.decided_by,
+                reasons=layer_json(claim.reasons),
             )
             for claim in claims
         ],

@@ -10,7 +10,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = (
-    "config", "core", "diagnosis", "feedback", "cases", "evolution", "reporting", "backoffice", "trace", "otlp", "demo",
+    "config", "core", "judge", "diagnosis", "feedback", "cases", "evolution", "reporting", "backoffice", "trace",
+    "otlp", "demo",
 )  # fmt: skip
 # Longest prefix first: a module belongs to the first component whose prefix it starts with.
 COMPONENTS = {
@@ -21,6 +22,7 @@ COMPONENTS = {
     "core.text": "text",
     "core.markdown": "markdown",
     "core.health": "health",
+    "judge": "judge",
     "diagnosis": "diagnosis",
     "cases": "cases",
     "feedback": "feedback",
@@ -37,7 +39,7 @@ FLOORS = (
     ("config",),
     ("backoffice", "trace", "otlp", "demo"),
     ("diagnosis", "cases", "feedback", "evolution", "reporting"),
-    ("tenancy", "api", "adminkit", "text", "markdown", "health"),
+    ("tenancy", "api", "adminkit", "text", "markdown", "health", "judge"),
 )
 FLOOR_OF = {name: level for level, names in enumerate(FLOORS) for name in names}
 
@@ -113,3 +115,48 @@ def test_no_import_from_a_lower_floor_to_a_higher_one():
         if FLOOR_OF[there] < FLOOR_OF[here]
     }
     assert not wrong, wrong
+
+
+def _judge_modules() -> dict[str, set[str]]:
+    """judge module -> the modules it imports (relative imports resolved)."""
+    found: dict[str, set[str]] = {}
+    for path in (ROOT / "judge").rglob("*.py"):
+        here = module_name(path)
+        package = here if path.name == "__init__.py" else here.rpartition(".")[0]
+        imports = set(imported_modules(path))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                imports.add(f"{base}.{node.module}" if node.module else base)
+                if not node.module:
+                    imports.update(f"{base}.{alias.name}" for alias in node.names)
+        found[here] = imports
+    return found
+
+
+def test_the_judge_is_pure_python():
+    """No Django, nothing of the project's but `core.text`: the judge runs and trains anywhere."""
+    wrong = {
+        module: sorted(
+            m
+            for m in imports
+            if m.split(".")[0] in {"django", "rest_framework"}
+            or (m.split(".")[0] in PACKAGES and m.split(".")[0] != "judge" and m != "core.text")
+        )
+        for module, imports in _judge_modules().items()
+    }
+    assert not {module: bad for module, bad in wrong.items() if bad}
+
+
+def test_no_import_cycle_inside_the_judge():
+    modules = _judge_modules()
+    graph = {module: {m for m in imports if m in modules and m != module} for module, imports in modules.items()}
+    # A package's __init__ may gather its modules; the modules never import their package back.
+    graph = {
+        module: {m for m in targets if not (module.startswith(m + ".") and m in modules)}
+        for module, targets in graph.items()
+    }
+    try:
+        tuple(graphlib.TopologicalSorter(graph).static_order())
+    except graphlib.CycleError as cycle:
+        raise AssertionError(f"import cycle inside the judge: {' -> '.join(cycle.args[1])}") from None

@@ -163,6 +163,11 @@ def test_claim_checks_are_stored_with_their_checked_refs(project):
     ]
     assert checks[0].critical and not checks[1].critical
     assert checks[0].judge and checks[0].bindings[0]["status"] == "VERIFIED"
+    # The judge's decision: its band, who decided and its strongest reasons, as in the layer.
+    assert (checks[0].band, checks[0].decided_by) == ("supported", "deterministic")
+    entry = session.__class__.objects.get(pk=session.pk).self_evaluation["verifier_evaluation"]["claim_checks"][0]
+    assert checks[0].reasons == entry["reasons"] and 1 <= len(checks[0].reasons) <= 3
+    assert (checks[0].p_supported, checks[0].p_contradicted) == (entry["p_supported"], entry["p_contradicted"])
     assert [list(c.checked_refs.values_list("ref_id", flat=True)) for c in checks] == [
         ["inv-1#1"],
         ["inv-2#1"],

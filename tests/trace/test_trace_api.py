@@ -251,6 +251,21 @@ def test_machine_text_keeps_its_english_and_adds_its_code_and_parameters(api, pr
         "claim.gatekeeper_failed",
         {"statuses": ["EXCERPT_MISMATCH"]},
     )
+    # Decided by the verifier's rule, before any judge: no scores, the rule's reason.
+    assert (unsupported["band"], unsupported["decidedBy"], unsupported["pSupported"]) == ("unsupported", "rule", None)
+    assert unsupported["reasons"] == [
+        {
+            "code": "claim.gatekeeper_failed",
+            "params": {"statuses": ["EXCERPT_MISMATCH"]},
+            "text": unsupported["rationale"],
+        }
+    ]
+    supported = verifier["claimChecks"][0]
+    assert (supported["verdict"], supported["band"], supported["decidedBy"]) == (
+        "SUPPORTED",
+        "supported",
+        "deterministic",
+    )
     binding = unsupported["bindings"][0]
     assert (binding["reason"], binding["reason_code"]) == (
         "excerpt does not occur in the ref content",

@@ -35,6 +35,7 @@ from diagnosis.constants import AiOpsVerdict, ClaimVerdict, FailureAttribution, 
 from diagnosis.evaluation_layers import (
     ClaimCheckEntry,
     FactCheck,
+    JudgeReason,
     JudgeSummary,
     LayerValue,
     VerifierEvaluation,
@@ -155,6 +156,7 @@ def _verifier_chain(
                 verdict=ClaimVerdict(o.verdict),
                 **o.message.fields("rationale"),
                 judge=o.judge,
+                **_decision(o),
                 escalated=o.escalated,
                 absence_claim=o.absence,
                 ref_ids=list(o.verified_ref_ids),
@@ -191,6 +193,21 @@ def _verifier_chain(
     return layer, outcomes, parsed.status == VALID
 
 
+def _decision(outcome: ClaimOutcome) -> dict[str, Any]:
+    """The judge's decision of one claim as stored (layer entry and `ClaimCheck` row alike)."""
+    return {
+        "p_supported": _probability(outcome.p_supported),
+        "p_contradicted": _probability(outcome.p_contradicted),
+        "band": outcome.band,
+        "decided_by": outcome.decided_by,
+        "reasons": [JudgeReason(code=m.code, params=m.json(), text=m.text) for m in outcome.reasons],
+    }
+
+
+def _probability(value: float | None) -> float | None:
+    return None if value is None else round(min(1.0, max(0.0, value)), 4)
+
+
 def _facts(outcome: ClaimOutcome) -> list[FactCheck]:
     """The verifier's fact checks of one claim, typed (they are plain dicts for the judges)."""
     return msgspec.convert(outcome.facts, list[FactCheck])
@@ -217,6 +234,7 @@ def _claim_result(outcome: ClaimOutcome, session: SessionData) -> ClaimResult:
         bindings=[b.entry() for b in outcome.bindings],
         service=claim_service(outcome.claim.text, session.alert),
         ref_ids=outcome.verified_ref_ids,
+        **_decision(outcome),
     )
 
 

@@ -7,8 +7,8 @@ runs `producers.pipeline.evaluate` and hands the result to the merge service.
 from dataclasses import dataclass, field
 from typing import Any
 
-from diagnosis.constants import FailureAttribution, Layer
-from diagnosis.evaluation_layers import FactCheck, GatekeeperBinding, LayerValue
+from diagnosis.constants import ClaimBand, ClaimDecider, FailureAttribution, Layer
+from diagnosis.evaluation_layers import FactCheck, GatekeeperBinding, JudgeReason, LayerValue
 from diagnosis.messages import Message
 
 
@@ -71,6 +71,11 @@ class ClaimResult:
     bindings: list[GatekeeperBinding]  # gatekeeper result per evidence binding
     service: str  # the service the claim is about, "" when none is named
     ref_ids: tuple[str, ...]  # refs that were checked (verified bindings)
+    p_supported: float | None = None
+    p_contradicted: float | None = None
+    band: ClaimBand | None = None
+    decided_by: ClaimDecider = ClaimDecider.RULE
+    reasons: list[JudgeReason] = field(default_factory=list)
 
     @property
     def rationale(self) -> str:

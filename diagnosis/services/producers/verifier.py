@@ -21,12 +21,13 @@ Session verdict. Thresholds come from `EvaluationConfig.thresholds` (`SELFEVAL_V
 critical_fact_count is the number of facts extracted from critical claims.
 """
 
+import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from core.text import compact
-from diagnosis.constants import VerifierVerdict
+from diagnosis.constants import ClaimBand, ClaimDecider, VerifierVerdict
 from diagnosis.messages import Message, message
 
 from .config import VerifierThresholds
@@ -35,6 +36,9 @@ from .facts import evidence_text, extract_facts, fact_check
 from .gatekeeper import NO_EVIDENCE as GATE_NO_EVIDENCE
 from .gatekeeper import VERIFIED, CheckedBinding
 from .judges import CONTRADICTED, NO_EVIDENCE, SUPPORTED, UNSUPPORTED, Judge, JudgeInput
+from .judges.base import band_of
+
+logger = logging.getLogger(__name__)
 
 _ABSENCE = re.compile(
     r"ruled out|rules? out|excluded|eliminated|confirmed (?:that )?(?:there (?:is|are|was|were) )?(?:no|none)\b"
@@ -60,6 +64,11 @@ class ClaimOutcome:
     absence: bool
     fallback_reason: str = ""
     escalated: bool = False  # the cascade asked the LLM judge
+    p_supported: float | None = None
+    p_contradicted: float | None = None
+    band: ClaimBand | None = None  # None when no judge decided (the rules before it)
+    decided_by: ClaimDecider = ClaimDecider.RULE
+    reasons: tuple[Message, ...] = field(default=())
 
     @property
     def rationale(self) -> str:
@@ -71,6 +80,21 @@ class ClaimOutcome:
 
 
 def claim_verify(*, claim: Claim, bindings: list[CheckedBinding], judge: Judge, language: str) -> ClaimOutcome:
+    """The claim's outcome; never raises: a failure while analysing or judging this claim makes it
+    UNSUPPORTED with the `judge.error` reason (the exception logged), and the session's other
+    claims and its layer stay."""
+    try:
+        return _claim_verify(claim=claim, bindings=bindings, judge=judge, language=language)
+    except Exception as exc:
+        logger.exception("judging claim %s failed", claim.claim_id)
+        why = message("judge.error", error=f"{type(exc).__name__}: {exc}"[:200])
+        return ClaimOutcome(
+            claim, UNSUPPORTED, why, getattr(judge, "name", "judge"), [], bindings, is_absence_claim(claim.text),
+            band=ClaimBand.UNSUPPORTED, decided_by=ClaimDecider.DETERMINISTIC, reasons=(why,),
+        )  # fmt: skip
+
+
+def _claim_verify(*, claim: Claim, bindings: list[CheckedBinding], judge: Judge, language: str) -> ClaimOutcome:
     absence = is_absence_claim(claim.text)
     verified = [b for b in bindings if b.status == VERIFIED]
     context = "\n".join(b.context for b in verified)
@@ -94,10 +118,11 @@ def claim_verify(*, claim: Claim, bindings: list[CheckedBinding], judge: Judge, 
             }
         )
 
-    def outcome(
-        verdict: str, rationale: Message, judge_name: str = "rule", fallback: str = "", escalated: bool = False
-    ):
-        return ClaimOutcome(claim, verdict, rationale, judge_name, facts, bindings, absence, fallback, escalated)
+    def outcome(verdict: str, rationale: Message) -> ClaimOutcome:
+        band = None if verdict == NO_EVIDENCE else band_of(verdict)
+        return ClaimOutcome(
+            claim, verdict, rationale, "rule", facts, bindings, absence, band=band, reasons=(rationale,)
+        )
 
     if not bindings:
         return outcome(UNSUPPORTED, message("claim.no_binding"))
@@ -117,9 +142,11 @@ def claim_verify(*, claim: Claim, bindings: list[CheckedBinding], judge: Judge, 
         sources=sources,
     )
     judgement = judge.judge(item)
-    return outcome(
-        judgement.verdict, judgement.message, judgement.judge, judgement.fallback_reason, judgement.escalated
-    )
+    return ClaimOutcome(
+        claim, judgement.verdict, judgement.message, judgement.judge, facts, bindings, absence,
+        judgement.fallback_reason, judgement.escalated, judgement.p_supported, judgement.p_contradicted,
+        judgement.claim_band, judgement.decided_by, judgement.reasons,
+    )  # fmt: skip
 
 
 def groundedness(outcomes: list[ClaimOutcome]) -> float | None:

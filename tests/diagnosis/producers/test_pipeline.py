@@ -3,6 +3,7 @@
 import pytest
 
 from diagnosis.services.producers import pipeline
+from diagnosis.services.producers.judges import DeterministicJudge
 
 from .builders import claim, evaluate, executor, inv, layer_of, retrieval, session
 
@@ -97,19 +98,29 @@ def test_a_failing_producer_leaves_the_other_layers(monkeypatch, producer, funct
         assert result.claim_results == []
 
 
-def test_a_failing_judge_is_a_verifier_error_not_a_crash():
-    class BrokenJudge:
-        name = "broken"
+def test_a_judge_failing_on_one_claim_leaves_that_claim_unsupported_and_the_layer_whole(caplog):
+    class BrokenOnOneClaim:
+        name = "deterministic"
+        inner = DeterministicJudge()
 
         def judge(self, item):
-            raise ValueError("judge down")
+            if item.claim_id == "c2":
+                raise ValueError("judge down")
+            return self.inner.judge(item)
 
+    other = claim("c2", "order-service 请求排队超时", ("inv-1#1", "请求排队超时"))
     result = evaluate(
-        session(invocations=[retrieval("inv-1", KB)], executor_output=executor(GOOD)), judge=BrokenJudge()
+        session(invocations=[retrieval("inv-1", KB)], executor_output=executor(GOOD, other)), judge=BrokenOnOneClaim()
     )
 
-    assert result.errors == {"verifier": "ValueError: judge down"}
-    assert "rule_evaluation" in result.layers
+    assert result.errors == {}
+    checks = {c["claimId"]: c for c in layer_of(result, "verifier_evaluation")["claim_checks"]}
+    assert checks["c1"]["verdict"] == "SUPPORTED"
+    assert checks["c2"]["verdict"] == "UNSUPPORTED"
+    assert checks["c2"]["rationale_code"] == "judge.error"
+    assert checks["c2"]["reasons"][0]["code"] == "judge.error"
+    assert "ValueError: judge down" in checks["c2"]["rationale"]
+    assert "judge down" in caplog.text
 
 
 @pytest.mark.parametrize(

@@ -34,7 +34,7 @@ _SENTENCES = re.compile(r"(?:[。！？!?;；\n]|\.(?=\s|$))+")
 _CLAUSES = re.compile(r"，|,(?=\s)|(?<!\d),|,(?!\d)")
 _RUN = re.compile(rf"[a-z0-9%']+(?:[-_.'][a-z0-9%]+)*|[{_CJK}]+|->|→|=>|~")
 _ZH_NUMERAL = re.compile(
-    r"(百分之)?([零一二两三四五六七八九十百千万]+)(?=(?:个|次|条|台|倍|核|项|笔|人|秒|毫秒|分钟|分|小时"
+    r"(百分之)?([零一二两三四五六七八九十百千万]+)(?!分之)(?=(?:个|次|条|台|倍|核|项|笔|人|秒|毫秒|分钟|分|小时"
     r"|天|周|月|年|米|公里|平方公里|千米|副本|节点|实例|倍|%|ms|s|gb|mb))"
 )
 _PERCENT_ZH = re.compile(r"百分之\s*([零一二两三四五六七八九十百点]+|\d+(?:\.\d+)?)")
@@ -129,17 +129,34 @@ class Analysis:
     clauses: tuple[Clause, ...]
 
 
+def _cn_number(text: str) -> float | None:
+    """cn2an's reading of a Chinese numeral, or None for what it cannot read (百分之二三十, 点五, 百)."""
+    try:
+        number = cn2an.cn2an(text, "smart")
+    except (ValueError, TypeError, KeyError, IndexError):
+        return None
+    return float(number) if isinstance(number, int | float) else None
+
+
+def _digits(number: float) -> str:
+    return str(int(number)) if number.is_integer() else f"{number:.6f}".rstrip("0")
+
+
 def _zh_numerals(text: str) -> str:
     def convert(match: re.Match[str]) -> str:
-        try:
-            number = cn2an.cn2an(match[2], "smart")
-        except ValueError:
+        number = _cn_number(match[2])
+        if number is None:
             return match.group()
-        value = f"{number:g}" if isinstance(number, float) else str(number)
-        return value + "%" if match[1] else value
+        return _digits(number) + ("%" if match[1] else "")
 
-    text = _PERCENT_ZH.sub(lambda m: f"{cn2an.cn2an(m[1], 'smart'):g}%" if not m[1].isdigit() else f"{m[1]}%", text)
-    return _ZH_NUMERAL.sub(convert, text)
+    def percent(match: re.Match[str]) -> str:
+        raw = match[1]
+        # 百分之百 is one hundred, 百分之点五 half a percent: cn2an wants the leading 一 / 零.
+        raw = "一" + raw if raw[0] in "百千" else "零" + raw if raw[0] == "点" else raw
+        number = float(raw) if raw[0].isdigit() else _cn_number(raw)
+        return match.group() if number is None else f"{_digits(number)}%"
+
+    return _ZH_NUMERAL.sub(convert, _PERCENT_ZH.sub(percent, text))
 
 
 def _en_numbers(text: str) -> str:

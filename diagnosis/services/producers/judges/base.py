@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from diagnosis.constants import ClaimVerdict
+from diagnosis.constants import ClaimBand, ClaimDecider, ClaimVerdict
 from diagnosis.messages import Message
 
 from ..facts import EvidenceText
@@ -13,6 +13,13 @@ UNSUPPORTED = ClaimVerdict.UNSUPPORTED
 CONTRADICTED = ClaimVerdict.CONTRADICTED
 NO_EVIDENCE = ClaimVerdict.NO_EVIDENCE
 JUDGE_VERDICTS = (SUPPORTED, UNSUPPORTED, CONTRADICTED)
+MAX_REASONS = 3  # reasons stored per claim
+
+
+def band_of(verdict: str) -> ClaimBand:
+    """The band a verdict stands for when no scores drew the bands (the LLM judge, the rules)."""
+    return {SUPPORTED: ClaimBand.SUPPORTED, CONTRADICTED: ClaimBand.CONTRADICTED}.get(verdict, ClaimBand.UNSUPPORTED)
+
 
 # Why the deterministic judge decided: the cascade escalates only UNALIGNED.
 ALIGNED = "aligned"  # every unit aligned, structure agrees
@@ -42,6 +49,15 @@ class Judgement:
     cached: bool = False
     basis: str = ""  # ALIGNED | UNALIGNED | STRUCTURE | CONFLICT for the deterministic judge
     escalated: bool = False  # the cascade sent this claim to the LLM judge
+    p_supported: float | None = None  # calibrated, when a model scored the claim
+    p_contradicted: float | None = None
+    band: ClaimBand | None = None  # None: the band of the verdict
+    decided_by: ClaimDecider = ClaimDecider.DETERMINISTIC
+    reasons: tuple[Message, ...] = ()  # the strongest first, at most MAX_REASONS
+
+    @property
+    def claim_band(self) -> ClaimBand:
+        return self.band or band_of(self.verdict)
 
     @property
     def rationale(self) -> str:

@@ -31,4 +31,8 @@ class CascadeJudge:
             second,
             message=message("judge.escalated", rationale=second.message, judge=first.judge, first=first.message),
             escalated=True,
+            # The first judge's scores and band stay: they are why the claim was escalated.
+            p_supported=first.p_supported,
+            p_contradicted=first.p_contradicted,
+            band=first.claim_band,
         )

@@ -21,7 +21,18 @@ from diagnosis.messages import message
 
 from .alignment import APPROX_TOLERANCE, Hit, qualifier_words, qualifiers, value_hits, word_hits
 from .analysis import Clause, Token, analyse
-from .base import ALIGNED, CONFLICT, CONTRADICTED, STRUCTURE, SUPPORTED, UNALIGNED, UNSUPPORTED, JudgeInput, Judgement
+from .base import (
+    ALIGNED,
+    CONFLICT,
+    CONTRADICTED,
+    MAX_REASONS,
+    STRUCTURE,
+    SUPPORTED,
+    UNALIGNED,
+    UNSUPPORTED,
+    JudgeInput,
+    Judgement,
+)
 from .order import roles_check
 from .structure import Unit, clause_checks, unit_check
 
@@ -100,18 +111,21 @@ class DeterministicJudge:
         conflicts = [u for u in units if u.status == "conflict"]
         unaligned = [u for u in units if u.status == "unaligned"]
         structure = [u for u in units if u.status == "structure"]
+        aligned = [u for u in units if u.status == "aligned"]
+        strongest = tuple(u.described() for u in (conflicts + unaligned + structure or aligned)[:MAX_REASONS])
         if not units:
-            return Judgement(UNSUPPORTED, message("judge.nothing_aligned"), self.name, basis=UNALIGNED)
+            why = message("judge.nothing_aligned")
+            return Judgement(UNSUPPORTED, why, self.name, basis=UNALIGNED, reasons=(why,))
         if conflicts:
             why = message("judge.conflict", conflicts=[u.described() for u in conflicts], **shown)
-            return Judgement(CONTRADICTED, why, self.name, basis=CONFLICT)
+            return Judgement(CONTRADICTED, why, self.name, basis=CONFLICT, reasons=strongest)
         if unaligned:
             why = message("judge.unaligned", missing=", ".join(u.text for u in unaligned), **shown)
-            return Judgement(UNSUPPORTED, why, self.name, basis=UNALIGNED)
+            return Judgement(UNSUPPORTED, why, self.name, basis=UNALIGNED, reasons=strongest)
         if structure:
             why = message("judge.structure", issues=[u.described() for u in structure], **shown)
-            return Judgement(UNSUPPORTED, why, self.name, basis=STRUCTURE)
-        return Judgement(SUPPORTED, message("judge.aligned", **shown), self.name, basis=ALIGNED)
+            return Judgement(UNSUPPORTED, why, self.name, basis=STRUCTURE, reasons=strongest)
+        return Judgement(SUPPORTED, message("judge.aligned", **shown), self.name, basis=ALIGNED, reasons=strongest)
 
 
 def content_units(clause: Clause) -> list[Token]:

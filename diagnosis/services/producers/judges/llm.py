@@ -18,6 +18,7 @@ import httpx
 from django.core.cache import cache
 from django.core.exceptions import ImproperlyConfigured
 
+from diagnosis.constants import ClaimDecider
 from diagnosis.messages import message
 
 from .base import JUDGE_VERDICTS, Judge, JudgeInput, Judgement
@@ -88,7 +89,7 @@ class LLMJudge:
         cache_key = f"selfeval:llm-judge:{digest}"
         hit = cache.get(cache_key)
         if hit is not None:
-            return Judgement(hit["verdict"], message("judge.llm", rationale=hit["rationale"]), self.label, cached=True)
+            return self._judgement(hit, cached=True)
         body = {
             "model": self.model,
             "messages": messages,
@@ -109,7 +110,7 @@ class LLMJudge:
                 logger.warning("LLM judge attempt %s failed: %s", attempt + 1, reason)
                 continue
             cache.set(cache_key, answer, self.cache_seconds)
-            return Judgement(answer["verdict"], message("judge.llm", rationale=answer["rationale"]), self.label)
+            return self._judgement(answer)
         fallback = self.fallback.judge(item)
         return Judgement(
             fallback.verdict,
@@ -117,7 +118,16 @@ class LLMJudge:
             f"{fallback.judge}(llm-fallback)"[:64],
             fallback_reason=reason or "unknown",
             basis=fallback.basis,
+            p_supported=fallback.p_supported,
+            p_contradicted=fallback.p_contradicted,
+            band=fallback.band,
+            decided_by=fallback.decided_by,
+            reasons=fallback.reasons,
         )
+
+    def _judgement(self, answer: dict[str, str], *, cached: bool = False) -> Judgement:
+        why = message("judge.llm", rationale=answer["rationale"])
+        return Judgement(answer["verdict"], why, self.label, cached=cached, decided_by=ClaimDecider.LLM, reasons=(why,))
 
     def _ask(self, body: dict[str, Any]) -> dict[str, str]:
         response = self._client.post(f"{self.base_url}/chat/completions", json=body)

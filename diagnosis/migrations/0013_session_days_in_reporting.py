@@ -21,7 +21,7 @@ def content_types_to_diagnosis(apps, schema_editor):
 class Migration(migrations.Migration):
     dependencies = [
         ("contenttypes", "0002_remove_content_type_name"),
-        ("diagnosis", "0011_session_day_changes"),
+        ("diagnosis", "0012_claimcheck_judge_decision"),
         ("reporting", "0001_initial"),
     ]
 
