@@ -149,9 +149,10 @@ def tokens(text: str) -> list[str]:
     return list(_tokens(text or ""))
 
 
-# Word runs of normalised text for `phrase_counts`: letters and digits (split at every other
-# character: order-service, java.lang.OutOfMemoryError, max_connections), and CJK runs for jieba.
-_WORD_RUN = re.compile(rf"[a-z0-9%]+|[{_CJK_CLASS}]+")
+# Word runs of normalised text for `phrase_counts`: letters and digits, a kebab-case name whole
+# (auth-db is a name, not the word "db"), split at dots and underscores (java.lang.OutOfMemoryError,
+# max_connections); CJK runs go to jieba.
+_WORD_RUN = re.compile(rf"[a-z0-9%]+(?:-[a-z0-9%]+)*|[{_CJK_CLASS}]+")
 
 
 def _word_bounds(text: str) -> set[int]:
@@ -170,9 +171,9 @@ def _word_bounds(text: str) -> set[int]:
 def phrase_counts(text: str, phrases: Iterable[str]) -> Counter[str]:
     """How often each phrase occurs in `text` as whole words, both normalised: an occurrence
     counts when it starts and ends on a word boundary (jieba's words in Chinese, runs of letters
-    and digits elsewhere) and lies inside no longer phrase's occurrence, so 存储 counts in
-    对象存储 but 存 does not, 负载均衡 counts once and not also as 负载, and `memory` counts in
-    out-of-memory."""
+    and digits elsewhere, a kebab-case name whole) and lies inside no longer phrase's occurrence,
+    so 存储 counts in 对象存储 but 存 does not, 负载均衡 counts once and not also as 负载,
+    `outofmemoryerror` counts in java.lang.OutOfMemoryError and `db` does not in auth-db."""
     text = normalise(text)
     bounds = _word_bounds(text) if text else set()
     found: list[tuple[int, int, str]] = []

@@ -10,6 +10,7 @@ from cases.services.extraction import (
     root_cause_and_solution,
     service,
 )
+from tests.cases.realistic_answers import ANSWERS
 
 
 @pytest.mark.parametrize(
@@ -75,6 +76,10 @@ def test_chinese_keywords_match_whole_words_only():
         ("MYSQL-1040", "MySQL 1040"),
         ("ER_CON_COUNT_ERROR from the primary", "ER_CON_COUNT_ERROR"),
         ("search failed with ERR_SEARCH_TIMEOUT", "ERR_SEARCH_TIMEOUT"),
+        # The forms tools print, without an "error code" label.
+        ("ERROR 1205 (HY000): Lock wait timeout exceeded; try restarting transaction", "MySQL 1205"),
+        ("`nslookup auth-db.internal` 返回 NXDOMAIN", "NXDOMAIN"),
+        ("Firefox reports SSL_ERROR_EXPIRED_CERT on the portal", "SSL_ERROR_EXPIRED_CERT"),
         # Neither a code nor a label followed by one.
         ("the error code is unknown", ""),
         ("知识库中未检索到该错误码的历史工单", ""),
@@ -154,6 +159,33 @@ def test_hash_signs_in_text_are_not_headings():
     answer = "Issue #42: C# client retries; see ticket #7"
 
     assert root_cause_and_solution(answer=answer) == RootCauseAndSolution(root_cause="", solution="")
+
+
+@pytest.mark.parametrize("expected", ANSWERS, ids=[answer.query for answer in ANSWERS])
+def test_realistic_answers_give_the_fields_a_reviewer_would_file(expected):
+    extracted = case_fields_extract(query=expected.query, answer=expected.answer)
+
+    assert (extracted.root_cause, extracted.solution) == (expected.root_cause, expected.solution)
+    assert (extracted.fault_category, extracted.error_code) == (expected.category, expected.error_code)
+
+
+@pytest.mark.parametrize(
+    ("answer", "root_cause", "solution"),
+    [
+        ("**结论**：连接池耗尽\n**解决**：扩容", "连接池耗尽", "扩容"),
+        ("**根因**：连接池耗尽\n**处理**：扩容", "连接池耗尽", "扩容"),
+        ("Summary: the pool is exhausted\nActions: raise it", "the pool is exhausted", "raise it"),
+        ("## Summary\nthe pool is exhausted\n## Actions\n- raise it", "the pool is exhausted", "- raise it"),
+    ],
+)
+def test_conclusion_and_action_labels_are_sections(answer, root_cause, solution):
+    assert root_cause_and_solution(answer=answer) == RootCauseAndSolution(root_cause=root_cause, solution=solution)
+
+
+def test_a_hikaricp_pool_sizing_answer_is_a_database_case():
+    hikari = next(answer for answer in ANSWERS if "HikariCP" in answer.answer)
+
+    assert case_fields_extract(query=hikari.query, answer=hikari.answer).fault_category == "DATABASE"
 
 
 def test_root_cause_and_solution_fall_back_to_the_answer():

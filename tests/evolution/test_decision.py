@@ -345,6 +345,30 @@ def test_partial_competitor_result_counts_only_if_the_rank_survives_the_failures
     assert any("最差排名 3" in r for r in result.reasons)
 
 
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_degraded_comparison_that_counts_says_so(lang):
+    """One provider timed out, one answered and ranks below ours: top 2 of 3 holds even if the one
+    that timed out had won, so the comparison counts (seed document 004, 降级策略: a failing API
+    never blocks) and no reason says it does not."""
+    result = verify(competitor_answers=[WEAK, TIMED_OUT], lang=lang)
+
+    competitors = result.metrics["competitors"]
+    assert competitors["meets_threshold"] and competitors["degraded"]
+    assert result.metrics["decision"]["confidence_breakdown"]["competitor_rank"] == 0.2
+    status = [r for r in result.reasons if r.startswith("competitors.status: ")]
+    assert len(status) == 1
+    assert ("仍计为通过" if lang == "zh" else "counted all the same") in status[0]
+    assert not any("不计为通过" in r or "not counted" in r for r in result.reasons)
+
+
+def test_a_degraded_comparison_that_does_not_count_says_so():
+    result = verify(competitor_answers=[WEAK, TIMED_OUT, CompetitorAnswer(name="down", ok=False, error="HTTP 500")])
+
+    assert not result.metrics["competitors"]["meets_threshold"]
+    assert result.metrics["decision"]["confidence_breakdown"]["competitor_rank"] == 0.0
+    assert any(r.startswith("competitors.status: 竞品对比已降级，不计为通过") for r in result.reasons)
+
+
 def test_disabled_competitors_are_marked_disabled():
     competitors = verify().metrics["competitors"]
 

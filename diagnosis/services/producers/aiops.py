@@ -7,15 +7,20 @@ Checks (each entry: check, passed, reason, severity, applicable, plus details):
 - evidence_tools_succeeded (critical): at least one evidence tool call succeeded;
 - evidence_<category> (warning), one per category of the tool map: a call of that category
   succeeded. The map is `EvaluationConfig.tool_categories` (`SELFEVAL_AIOPS_TOOL_CATEGORIES`);
-- unrelated_alerts_not_main_object (critical, payload mode with other active alerts): the lead of
-  the report (`core.markdown.answer_lead`: its root-cause section, else its conclusion, under a
-  heading or a label line, else its first paragraph) does not name another active alert's
-  service or name instead of the input alert.
+- unrelated_alerts_not_main_object (critical, payload mode with other active alerts; seed document
+  000, section 6: 是否把无关活跃告警扩展成主诊断对象): the lead of the report
+  (`core.markdown.answer_lead`: its root-cause section, else its conclusion, under a heading or a
+  label line, never code; else its first paragraph) names no other active alert (its service,
+  when that is not the input alert's, or its name) as what it diagnoses. Naming the input service
+  as well does not help: "log-agent DiskFull 导致 order-service 写日志失败" makes DiskFull the main
+  object. A sentence that names the other alert only to set it aside ("与本次故障无关",
+  "unrelated", "not the root cause") is fine.
 
 Verdict: FAIL when an applicable critical check fails, WARN when only warning checks fail, PASS
 otherwise. Checks that do not apply pass with `applicable: false` and never change the verdict.
 """
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -28,6 +33,13 @@ from diagnosis.messages import Message, message
 from .types import SessionData
 
 ToolCategories = Mapping[str, tuple[str, ...]]  # category -> lowercased tool names
+_SENTENCE_END = re.compile(r"[。！？；;!?\n]|\.(?=\s|$)")
+# A sentence that names an alert only to set it aside.
+_SET_ASIDE = re.compile(
+    r"无关|不相关|没有关系|并非|排除|不是(?:本次|这次)?(?:故障|问题|告警)?的?(?:根因|原因|主因|根本原因)|不是导致"
+    r"|unrelated|not related|irrelevant|ruled out|not (?:the )?(?:root )?cause|independent of|a side effect",
+    re.IGNORECASE,
+)
 
 
 def tool_category(tool_name: str, categories: ToolCategories) -> str:
@@ -130,16 +142,21 @@ def _unrelated_alerts_check(session: SessionData, alert_name: str, alert_service
     if not (alert_name or alert_service) or not others:
         reason = message("aiops.no_input_alert" if others else "aiops.no_other_alert")
         return {**base, "passed": True, "reason": reason, "applicable": False}
-    lead_compact = compact(answer_lead(answer))
-    if _mentions(lead_compact, alert_service, alert_name):
-        return {**base, "passed": True, "reason": message("aiops.main_is_input")}
+    lead = answer_lead(answer)
+    # Only the sentences that do not set an alert aside can make it the main object.
+    asserted = compact(" | ".join(part for part in _SENTENCE_END.split(lead) if not _SET_ASIDE.search(part)))
     for other in others:
-        named = _mentions(lead_compact, str(other.get("service") or ""), str(other.get("name") or ""))
-        if named and compact(str(other.get("service") or "")) != compact(alert_service):
+        other_service, other_name = str(other.get("service") or ""), str(other.get("name") or "")
+        if compact(other_service) == compact(alert_service):
+            continue  # another alert of the input's own service is no unrelated alert
+        named = _mentions(asserted, other_service, other_name)
+        if named:
             return {
                 **base,
                 "passed": False,
                 "reason": message("aiops.main_is_other", named=named),
                 "alert": {"name": other.get("name"), "service": other.get("service")},
             }
+    if _mentions(compact(lead), alert_service, alert_name):
+        return {**base, "passed": True, "reason": message("aiops.main_is_input")}
     return {**base, "passed": True, "reason": message("aiops.no_other_is_main")}
