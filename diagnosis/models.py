@@ -1,7 +1,7 @@
 """Diagnosis records as the agent reports them, and what SelfEval concludes about them.
 
 A session belongs to a project; its steps, tool invocations and evidence refs are replaced as
-a whole when the agent re-posts it. `self_evaluation` is the layered JSON container of the seed
+a whole when the agent re-posts it. `self_evaluation` is the layered JSON container of seed document 000
 and is written only by `diagnosis.services.merge`; the plain columns beside it mirror the values
 the admin and the APIs filter on, so filters never reach into JSON.
 """

@@ -1,4 +1,4 @@
-"""The single writer of `DiagnosisSession.self_evaluation` (the seed's SelfEvaluationMergeService).
+"""The single writer of `DiagnosisSession.self_evaluation` (seed document 000's SelfEvaluationMergeService).
 
 Each producer hands over only its own layer, typed (`diagnosis.evaluation_layers`); the merge
 locks the session row, reads the current container, replaces that one layer (legacy root keys

@@ -107,7 +107,7 @@ def competitor_metrics(
 
 
 def feedback_metrics(*, feedback: UserFeedback | None, thresholds: Thresholds) -> dict[str, Any]:
-    """Without feedback the dimension passes by default (the guide) but proves no improvement."""
+    """Without feedback the dimension passes by default (seed document 004) but proves no improvement."""
     if feedback is None:
         return {
             "has_feedback": False,

@@ -1,5 +1,5 @@
-"""`evolution_verify` (the guide's `verify_evolution`), the guide's evolution pipeline
-`evolution_adopt`, and `evolution_should_sample` (the guide's `should_sample_for_verification`).
+"""`evolution_verify` (seed document 004's `verify_evolution`), its evolution pipeline
+`evolution_adopt`, and `evolution_should_sample` (seed document 004's `should_sample_for_verification`).
 
 Every verification is logged in `VerificationLog`, including those answered from the cache:
 identical inputs (query, both answers, feedback, language, competitors) under identical
@@ -193,7 +193,7 @@ def evolution_adopt(
     lang: str | None = None,
     user: AbstractBaseUser | None = None,
 ) -> EvolutionOutcome:
-    """The guide's evolution pipeline: verify the candidate, adopt it if valid, else keep the old
+    """Seed document 004's evolution pipeline: verify the candidate, adopt it if valid, else keep the old
     answer; its log row records which (source "pipeline", adoption adopted / rejected). The gate
     always verifies: sampling is for callers that merely monitor answers (`evolution_should_sample`)."""
     result = evolution_verify(
@@ -214,7 +214,7 @@ def evolution_adopt(
 
 
 def evolution_should_sample(*, rate: float | None = None, key: str | None = None) -> bool:
-    """The guide's `should_sample_for_verification`: True for about `rate` of the calls
+    """Seed document 004's `should_sample_for_verification`: True for about `rate` of the calls
     (default SELFEVAL_EVOLUTION_SAMPLE_RATE). With a `key` (e.g. the query) the choice is stable:
     the same key is always sampled or always not."""
     rate = settings.SELFEVAL_EVOLUTION_SAMPLE_RATE if rate is None else rate

@@ -1,4 +1,4 @@
-"""Recording user feedback (the seed's FeedbackService) and what each value sets in motion."""
+"""Recording user feedback (seed document 000's FeedbackService) and what each value sets in motion."""
 
 from dataclasses import dataclass
 from uuid import UUID
@@ -23,7 +23,7 @@ from feedback.services.idempotency import (
     request_fingerprint,
 )
 
-RECORDED_MESSAGE = "反馈已记录"  # the seed's answer to a recorded vote
+RECORDED_MESSAGE = "反馈已记录"  # seed document 000's answer to a recorded vote
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +64,7 @@ class FeedbackResult:
 
     @property
     def answer(self) -> StoredAnswer:
-        """The seed's answer `{success, message, caseId}`; a replay answers what was stored."""
+        """Seed document 000's answer `{success, message, caseId}`; a replay answers what was stored."""
         if self.replayed is not None:
             return self.replayed
         case_id = str(self.case_id) if self.case_id is not None else None
@@ -94,7 +94,7 @@ def feedback_submit(
     project_slug: str | None = None,
     idempotency_key: str = "",
 ) -> FeedbackResult:
-    """Record one vote on the session `session_id` and act on it (seed section 7), in one transaction.
+    """Record one vote on the session `session_id` and act on it (seed document 000, section 7), in one transaction.
 
     The session is found among those `submitter` may see (Http404 otherwise; `project_slug` picks
     between projects that share a sessionId) and read under its row lock, so concurrent votes on one

@@ -1,4 +1,4 @@
-"""The guide's decision rules, confidence formula and thresholds, on the pure `evolution_decide`."""
+"""Seed document 004's decision rules, confidence formula and thresholds, on the pure `evolution_decide`."""
 
 import dataclasses
 
@@ -44,7 +44,7 @@ def test_default_thresholds_are_the_guides_table():
 
 
 def test_guide_basic_metrics_example():
-    """The guide: old 150, new 600 characters -> improved, ratio 4.0, meets the 500 minimum."""
+    """Seed document 004: old 150, new 600 characters -> improved, ratio 4.0, meets the 500 minimum."""
     basic = verify(old="旧" * 150, new="新" * 600).metrics["basic"]
 
     assert {key: basic[key] for key in ("old_length", "new_length", "length_improved", "length_ratio")} == {
@@ -230,7 +230,7 @@ def test_empty_old_answer_counts_as_a_length_improvement():
 
 
 def test_user_satisfaction_alone_can_carry_an_unchanged_answer():
-    """The guide: high user satisfaction adopts even when other indicators are ordinary."""
+    """Seed document 004: high user satisfaction adopts even when other indicators are ordinary."""
     result = verify(old=NEW_STUDY_ANSWER, user_feedback=UserFeedback(4.0, "很好"))
 
     assert result.confidence == 0.7  # 0.3 + 0.1 + 0.3, exactly the default minimum
@@ -330,7 +330,7 @@ def test_failed_competitors_degrade_without_blocking_or_passing():
     assert competitors["failures"] == [{"name": "slow", "error": "timeout after 15 s"}]
     assert not competitors["has_competitor_data"] and not competitors["meets_threshold"]
     assert result.metrics["decision"]["confidence_breakdown"]["competitor_rank"] == 0.0
-    assert result.is_valid  # the guide: the decision is not blocked
+    assert result.is_valid  # seed document 004: the decision is not blocked
     assert any(r.startswith("competitors.status: 竞品对比已降级") and "slow" in r for r in result.reasons)
 
 
