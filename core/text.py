@@ -168,6 +168,11 @@ def _word_bounds(text: str) -> set[int]:
     return bounds
 
 
+@lru_cache(maxsize=64)
+def _normalised(phrases: frozenset[str]) -> frozenset[str]:
+    return frozenset(normalise(phrase) for phrase in phrases) - {""}
+
+
 def phrase_counts(text: str, phrases: Iterable[str]) -> Counter[str]:
     """How often each phrase occurs in `text` as whole words, both normalised: an occurrence
     counts when it starts and ends on a word boundary (jieba's words in Chinese, runs of letters
@@ -177,7 +182,7 @@ def phrase_counts(text: str, phrases: Iterable[str]) -> Counter[str]:
     text = normalise(text)
     bounds = _word_bounds(text) if text else set()
     found: list[tuple[int, int, str]] = []
-    for phrase in {normalise(p) for p in phrases} - {""}:
+    for phrase in _normalised(frozenset(phrases)):
         at = text.find(phrase)
         while at >= 0:
             if at in bounds and at + len(phrase) in bounds:

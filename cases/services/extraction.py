@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 from cases.models import FaultCategory
 from core.markdown import SectionKind, answer_sections
-from core.text import phrase_counts
+from core.text import normalise, phrase_counts
 
 CATEGORY_KEYWORDS: dict[str, dict[str, tuple[str, ...]]] = {
     FaultCategory.NETWORK: {
@@ -142,7 +142,12 @@ CATEGORY_KEYWORDS: dict[str, dict[str, tuple[str, ...]]] = {
     },
 }
 
-KEYWORDS = frozenset(word for keywords in CATEGORY_KEYWORDS.values() for words in keywords.values() for word in words)
+# Each category's keywords, English and Chinese together, as `phrase_counts` counts them.
+_CATEGORY_PHRASES = {
+    category: frozenset(normalise(word) for words in keywords.values() for word in words)
+    for category, keywords in CATEGORY_KEYWORDS.items()
+}
+_PHRASES = frozenset().union(*_CATEGORY_PHRASES.values())
 
 _ERROR_LABEL = r"(?:(?i:error[ _-]?code)|错误码|错误代码)"
 # (pattern, normal form of its first matched group, or of the whole match when it has none),
@@ -261,10 +266,10 @@ def service(*, alert_service: str = "", text: str = "") -> str:
 
 
 def _keyword_hits(text: str) -> Counter[str]:
-    counts = phrase_counts(text, KEYWORDS)
+    counts = phrase_counts(text, _PHRASES)
     hits: Counter[str] = Counter()
-    for category, keywords in CATEGORY_KEYWORDS.items():
-        count = sum(counts[keyword] for keyword in {*keywords["en"], *keywords["zh"]})
+    for category, phrases in _CATEGORY_PHRASES.items():
+        count = sum(counts[phrase] for phrase in phrases if phrase in counts)
         if count:
             hits[category] = count
     return hits
