@@ -1,7 +1,7 @@
 """The dashboard's and the calibration panel's page content, built from their selectors.
 
 The admin site only routes here (`SelfEvalAdminSite.index`, `calibration_view`); every figure a
-page shows comes from `backoffice.dashboard`, every link leads to the session list filtered to the
+page shows comes from `reporting.selectors`, every link leads to the session list filtered to the
 sessions behind that figure.
 """
 
@@ -13,12 +13,13 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from backoffice import dashboard as dashboard_selectors
 from backoffice.charts import Chart, Column, Series
-from backoffice.dashboard import DateRange, DayFigures
 from core.tenancy.access import Access
 from diagnosis.messages import machine_label
 from diagnosis.models import Feedback, ReviewJudgement, VerifierVerdict
+from otlp.selectors import refusals_count
+from reporting import selectors as dashboard_selectors
+from reporting.selectors import DateRange, DayFigures
 
 SESSIONS_CHANGELIST = "admin:diagnosis_diagnosissession_changelist"
 
@@ -130,7 +131,13 @@ def dashboard_context(
 ) -> dict[str, Any]:
     """Every figure of the dashboard for the range, each with the link to its sessions (to its traces
     for the spans refused over OTLP)."""
-    board = dashboard_selectors.dashboard_get(date_range=date_range, access=access, trace_access=trace_access)
+    board = dashboard_selectors.dashboard_get(date_range=date_range, access=access)
+    # Spans refused over OTLP: a figure of the traces, for those who may see them.
+    refusals = (
+        None
+        if trace_access.sees_nothing
+        else refusals_count(access=trace_access, since=date_range.start_at, before=date_range.end_before)
+    )
     total = board.total
     verdict_labels = dict(VerifierVerdict.choices) | {"": gettext("No verdict")}
     verdicts = [
@@ -161,6 +168,7 @@ def dashboard_context(
         row["width"] = percent(row["count"], max_aiops) or 0
     return {
         "board": board,
+        "refusals": refusals,
         "trends": trends_context(days=board.days, url=url),
         "verdicts": verdicts,
         "buckets": buckets,

@@ -1,7 +1,7 @@
 """Evolution verification speed without competitors: two answers of about 5,000 characters, and
 the largest request the API accepts (20,000-character query, two 200,000-character answers).
 
-Pure code, no database and no network: the guide promises basic < 50 ms, structure < 10 ms,
+Pure code, no database and no network: seed document 004 promises basic < 50 ms, structure < 10 ms,
 quality < 200 ms per verification. Measured: the whole `evolution_decide` (five dimensions, decision,
 reasons in Chinese) and each dimension alone (basic metrics for both answers, markdown
 structure of one answer, quality of one answer with a warm jieba), BENCH_ROUNDS rounds each
@@ -82,7 +82,7 @@ def main() -> None:
     }
     promise = {"basic (both answers)": 50, "structure (one answer)": 10, "quality (one answer)": 200}
     for name, (median, p95) in figures.items():
-        goal = f"   (guide: < {promise[name]} ms)" if name in promise else ""
+        goal = f"   (seed document 004: < {promise[name]} ms)" if name in promise else ""
         print(f"{name:<24} median {median:8.3f} ms   p95 {p95:8.3f} ms{goal}")
     result = evolution_decide(query=QUERY, old_response=old, new_response=new, thresholds=thresholds)
     print(f"decision: is_valid={result.is_valid} confidence={result.confidence}")

@@ -41,7 +41,7 @@ class CaseStatus(models.TextChoices):
 
 
 class Case(models.Model):
-    """A case-library entry (the seed's case_library); `id` is the public caseId."""
+    """A case-library entry (seed document 000's case_library); `id` is the public caseId."""
 
     id = models.UUIDField(_("case id"), primary_key=True, default=uuid.uuid4, editable=False)
     project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="cases", verbose_name=_("project"))

@@ -1,17 +1,23 @@
-"""Text helpers shared by the producers: normalisation, tokens (jieba for Chinese), negation, context.
+"""Words, the one home for them: normalisation, segmentation, lemmas, tokens, negation, context.
 
 Normalisation is what the gatekeeper compares on: Unicode NFKC (which also folds full-width
 forms to their ASCII width), whitespace runs collapsed to one space, spaces that touch a CJK
 character dropped (Chinese does not separate words, agents insert spaces at random), casefold.
 
-Chinese is segmented with jieba, never character by character. jieba's dictionary is loaded
-once, lazily, on the first Chinese text, with its logging silenced.
+Chinese is segmented with jieba, never character by character; English words are lemmatised
+with simplemma. Both are set up here once, lazily, under one lock (jieba's dictionary takes about
+half a second to load and neither library builds its data thread-safely), with jieba's logging
+silenced: the judge, the AIOps checks, case extraction and evolution all segment through
+`segment` / `tokens` and lemmatise through `lemma`. Markdown is read in `core/markdown.py`.
+
+Pure Python: no Django.
 """
 
 import logging
 import re
 import threading
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
@@ -50,15 +56,17 @@ STOPWORDS = frozenset(
     }
 )  # fmt: skip
 
-_jieba_lock = threading.Lock()
+# One lock for the set-up of both libraries.
+_setup_lock = threading.Lock()
 _jieba = None
+_simplemma = None
 
 
 def _segmenter():
     """jieba's default tokenizer, initialised once (its dictionary load takes ~0.5 s)."""
     global _jieba
     if _jieba is None:
-        with _jieba_lock:
+        with _setup_lock:
             if _jieba is None:
                 import jieba
 
@@ -69,6 +77,33 @@ def _segmenter():
                 jieba.del_word("发现异常")
                 _jieba = jieba
     return _jieba
+
+
+def _lemmatiser():
+    """simplemma with its English data loaded, once."""
+    global _simplemma
+    if _simplemma is None:
+        with _setup_lock:
+            if _simplemma is None:
+                import simplemma
+
+                simplemma.lemmatize("loaded", lang="en")
+                _simplemma = simplemma
+    return _simplemma
+
+
+def segment(text: str) -> list[str]:
+    """`text` cut into words by the shared jieba segmenter, every character kept, in order
+    (`"".join(segment(text)) == text`)."""
+    return _segmenter().lcut(text or "", HMM=True)
+
+
+@lru_cache(maxsize=4096)
+def lemma(word: str) -> str:
+    """The English lemma of a word, case-folded (`timed` -> `time`); other words unchanged."""
+    if not word.isascii() or not word.isalpha():
+        return word
+    return _lemmatiser().lemmatize(word, lang="en").casefold()
 
 
 def has_cjk(text: str) -> bool:
@@ -113,6 +148,54 @@ def _tokens(text: str) -> tuple[str, ...]:
 def tokens(text: str) -> list[str]:
     """Normalised word tokens in order (punctuation dropped); Chinese runs segmented by jieba."""
     return list(_tokens(text or ""))
+
+
+# Word runs of normalised text for `phrase_counts`: letters and digits, a kebab-case name whole
+# (auth-db is a name, not the word "db"), split at dots and underscores (java.lang.OutOfMemoryError,
+# max_connections); CJK runs go to jieba.
+_WORD_RUN = re.compile(rf"[a-z0-9%]+(?:-[a-z0-9%]+)*|[{_CJK_CLASS}]+")
+
+
+def _word_bounds(text: str) -> set[int]:
+    bounds: set[int] = set()
+    for match in _WORD_RUN.finditer(text):
+        at = match.start()
+        bounds.add(at)
+        if _CJK.match(match.group()):
+            for word in segment(match.group()):
+                at += len(word)
+                bounds.add(at)
+        bounds.add(match.end())
+    return bounds
+
+
+@lru_cache(maxsize=64)
+def _normalised(phrases: frozenset[str]) -> frozenset[str]:
+    return frozenset(normalise(phrase) for phrase in phrases) - {""}
+
+
+def phrase_counts(text: str, phrases: Iterable[str]) -> Counter[str]:
+    """How often each phrase occurs in `text` as whole words, both normalised: an occurrence
+    counts when it starts and ends on a word boundary (jieba's words in Chinese, runs of letters
+    and digits elsewhere, a kebab-case name whole) and lies inside no longer phrase's occurrence,
+    so 存储 counts in 对象存储 but 存 does not, 负载均衡 counts once and not also as 负载,
+    `outofmemoryerror` counts in java.lang.OutOfMemoryError and `db` does not in auth-db."""
+    text = normalise(text)
+    bounds = _word_bounds(text) if text else set()
+    found: list[tuple[int, int, str]] = []
+    for phrase in _normalised(frozenset(phrases)):
+        at = text.find(phrase)
+        while at >= 0:
+            if at in bounds and at + len(phrase) in bounds:
+                found.append((at, at + len(phrase), phrase))
+            at = text.find(phrase, at + 1)
+    taken = bytearray(len(text))
+    counts: Counter[str] = Counter()
+    for start, end, phrase in sorted(found, key=lambda f: (f[0] - f[1], f[0])):
+        if not any(taken[start:end]):
+            taken[start:end] = b"\x01" * (end - start)
+            counts[phrase] += 1
+    return counts
 
 
 def is_negation(token: str) -> bool:

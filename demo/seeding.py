@@ -24,7 +24,7 @@ from diagnosis.models import (
 )
 from diagnosis.serializers import SessionIngestSerializer
 from diagnosis.services.rows import session_rows_from_payload
-from diagnosis.services.session_days import session_day_key, session_days_rebuild
+from reporting.services.session_days import session_day_key, session_days_rebuild
 
 DEFAULT_PROJECTS = ("acme-chat", "acme-aiops")
 # From this many raw sessions on PostgreSQL, secondary indexes are dropped during the load and

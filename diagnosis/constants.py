@@ -17,7 +17,7 @@ NO_EVIDENCE_REF = "$.no_evidence"
 
 
 class Layer(StrEnum):
-    """The layers of the `self_evaluation` container, one per producer (seed section 3)."""
+    """The layers of the `self_evaluation` container, one per producer (seed document 000, section 3)."""
 
     RULE = "rule_evaluation"
     VERIFIER = "verifier_evaluation"

@@ -1,7 +1,7 @@
 """The typed `self_evaluation` container: its one reader and its one writer (no ORM here).
 
-`DiagnosisSession.self_evaluation` holds the seed's layered container, snake_case keys exactly as
-the seed names them (claim-level entries keep the executor's camelCase `claimId` / `refId`):
+`DiagnosisSession.self_evaluation` holds seed document 000's layered container, snake_case keys exactly as
+seed document 000 names them (claim-level entries keep the executor's camelCase `claimId` / `refId`):
 
     {"rule_evaluation": RuleEvaluation, "verifier_evaluation": VerifierEvaluation,
      "aiops_rule_evaluation": AiOpsRuleEvaluation, ...unknown root keys kept as stored}
@@ -10,7 +10,7 @@ Each layer is a msgspec Struct; the producers build them, `self_evaluation_write
 merge service, under the session's row lock) encodes them into the container, and
 `self_evaluation_read` is how everything else (trace API, inspector, orchestration) reads it.
 
-What is stored is not always what this version writes: legacy root keys (seed section 3) are
+What is stored is not always what this version writes: legacy root keys (seed document 000, section 3) are
 moved into their layer on every read and write (`migrate_legacy_layout`), and a layer that does
 not have this shape (agent-sent legacy JSON, data of an older version) is reported in
 `SelfEvaluation.invalid` with its error and its raw JSON, never raised. Fields a layer of an
@@ -300,7 +300,7 @@ LAYER_TYPES: dict[Layer, type[LayerValue]] = {
 }
 
 LEGACY_SOURCE = "legacy"
-# Root keys of the legacy flat JSON and the layer each one belongs to (seed section 3).
+# Root keys of the legacy flat JSON and the layer each one belongs to (seed document 000, section 3).
 _LEGACY_ROOT_KEYS = {
     "evidence_score": Layer.RULE,
     "verdict": Layer.VERIFIER,
@@ -434,7 +434,7 @@ class _LegacyScores(Struct, kw_only=True):
 
 
 class _LegacyRoot(_LegacyScores, kw_only=True):
-    """The seed's flat legacy keys, each wrapped into its layer (`_LEGACY_ROOT_KEYS`)."""
+    """Seed document 000's flat legacy keys, each wrapped into its layer (`_LEGACY_ROOT_KEYS`)."""
 
     verdict: VerifierVerdict | None = None
 

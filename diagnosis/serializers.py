@@ -1,4 +1,4 @@
-"""Input and output shapes of the session API (camelCase, as the seed's `sessionId`)."""
+"""Input and output shapes of the session API (camelCase, as seed document 000's `sessionId`)."""
 
 from typing import Any
 
@@ -98,7 +98,7 @@ class ExecutorOutputField(serializers.DictField):
 
     An output of that shape past the limits (claims, bindings per claim, characters) is a 400
     naming the place (`claims.0.evidence.1.excerpt`). An output that is not executor_evidence_v2 at
-    all is stored as sent and evaluated as INVALID, as the seed asks: the session is still recorded.
+    all is stored as sent and evaluated as INVALID, as seed document 000 asks: the session is still recorded.
     """
 
     def to_internal_value(self, data: Any) -> dict[str, Any]:

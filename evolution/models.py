@@ -1,5 +1,5 @@
 """Evolution verification: the thresholds in force, their change history, and a log of every
-verification (the guide's `_log_verification`).
+verification (seed document 004's `_log_verification`).
 
 The thresholds live in exactly one row (pk 1) so every process reads the same values; ranges are
 enforced by the database as well as by `evolution.services.thresholds`, from one table of specs.
@@ -12,7 +12,7 @@ from django.db.models import Q
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
-# name: (type, minimum, maximum, default, description). The defaults are the guide's table.
+# name: (type, minimum, maximum, default, description). The defaults are seed document 004's table.
 THRESHOLD_SPECS: dict[str, tuple[type, float, float, float, str]] = {
     "min_confidence": (float, 0.0, 1.0, 0.7, _("Minimum confidence")),
     "min_improvement_ratio": (float, 1.0, 10.0, 1.2, _("Minimum length improvement ratio (1.2 = 20 %)")),

@@ -2,7 +2,7 @@
 
 The thresholds row (pk 1) is stored by a data migration and written only by
 `evolution.services.thresholds.thresholds_update`. Reading never writes: should the row be missing
-(a database emptied since it was migrated), an unsaved row of the guide's defaults stands in.
+(a database emptied since it was migrated), an unsaved row of seed document 004's defaults stands in.
 """
 
 from evolution.models import VerificationThresholds
@@ -15,5 +15,5 @@ def thresholds_current() -> VerificationThresholds:
 
 
 def thresholds_get() -> Thresholds:
-    """The thresholds in force (the guide's `get_thresholds`)."""
+    """The thresholds in force (seed document 004's `get_thresholds`)."""
     return Thresholds.from_row(VerificationThresholds.objects.filter(pk=1).first() or VerificationThresholds())

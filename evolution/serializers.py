@@ -1,5 +1,5 @@
-"""Input and output shapes of the evolution API. Requests are camelCase; the result keeps the
-guide's `VerificationResult.to_dict()` keys and the thresholds keep the guide's names."""
+"""Input and output shapes of the evolution API. Requests are camelCase; the result keeps seed
+document 004's `VerificationResult.to_dict()` keys and the thresholds keep its names."""
 
 from typing import Any
 
@@ -53,7 +53,7 @@ class VerifyRequestSerializer(serializers.Serializer):
 
 
 class VerificationResultSerializer(serializers.Serializer):
-    """The guide's `VerificationResult.to_dict()`; `metrics` has one object per dimension."""
+    """Seed document 004's `VerificationResult.to_dict()`; `metrics` has one object per dimension."""
 
     is_valid = serializers.BooleanField()
     confidence = serializers.FloatField()
@@ -63,7 +63,7 @@ class VerificationResultSerializer(serializers.Serializer):
 
 
 class ThresholdValuesSerializer(serializers.Serializer):
-    """The six thresholds of the guide's table (for the schema; values are validated by the service)."""
+    """The six thresholds of seed document 004's table (for the schema; values are validated by the service)."""
 
     min_confidence = serializers.FloatField(required=False)
     min_improvement_ratio = serializers.FloatField(required=False)
@@ -87,7 +87,7 @@ class ThresholdsUpdateSerializer(serializers.Serializer):
 class ThresholdsSerializer(serializers.ModelSerializer):
     thresholds = serializers.SerializerMethodField()
     updatedAt = serializers.DateTimeField(
-        source="updated_at", allow_null=True, help_text="null: the guide's defaults, never changed"
+        source="updated_at", allow_null=True, help_text="null: seed document 004's defaults, never changed"
     )
     updatedBy = serializers.SlugRelatedField(
         source="updated_by", slug_field="username", read_only=True, allow_null=True

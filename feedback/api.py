@@ -1,4 +1,4 @@
-"""The feedback API: `POST /api/feedback` (seed section 7) and end-user feedback tokens."""
+"""The feedback API: `POST /api/feedback` (seed document 000, section 7) and end-user feedback tokens."""
 
 from typing import Any
 
@@ -33,7 +33,7 @@ from feedback.tokens import feedback_token_issue
 
 
 def feedback_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    """The project's error handling, answered in the seed's `{success, message}` envelope."""
+    """The project's error handling, answered in seed document 000's `{success, message}` envelope."""
     response = api_exception_handler(exc, context)
     if response is None:
         return None
@@ -48,7 +48,7 @@ def feedback_exception_handler(exc: Exception, context: dict[str, Any]) -> Respo
 
 
 def _feedback_errors(*statuses: int) -> dict[int, OpenApiResponse]:
-    """The seed's envelope for every refusal; an unexpected 500 keeps the project's error envelope."""
+    """Seed document 000's envelope for every refusal; an unexpected 500 keeps the project's error envelope."""
     descriptions = {
         **ERROR_DESCRIPTIONS,
         400: "Invalid feedback value, malformed JSON or wrong field types",

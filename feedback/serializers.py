@@ -1,4 +1,4 @@
-"""Input and output shapes of the feedback API (camelCase; the seed's exact envelope)."""
+"""Input and output shapes of the feedback API (camelCase; seed document 000's exact envelope)."""
 
 from rest_framework import serializers
 

@@ -25,7 +25,7 @@ class TraceView(APIView):
     @extend_schema(
         summary="Trace of one session: steps, invocations, feedback and the structured self-evaluation",
         description=(
-            "The seed's trace: session, steps, tool invocations with their evidence refs, `feedback`, "
+            "Seed document 000's trace: session, steps, tool invocations with their evidence refs, `feedback`, "
             "`hasFeedback`, `hasVerifierEvaluation`, `hasAiOpsRuleEvaluation`, the self_evaluation layers "
             "structured (rule factors, claim checks with facts and gatekeeper bindings, AIOps checks) and "
             "three views: execution (status), evidence (rule / verifier), user (feedback, case, bad case). "

@@ -1,4 +1,4 @@
-"""The trace of one session (seed section 9): everything read in a fixed number of queries.
+"""The trace of one session (seed document 000, section 9): everything read in a fixed number of queries.
 
 Eight queries (nine for a turn of a conversation) whatever the number of steps, invocations or refs: session (with its invocation
 counts), steps, one page of invocations, their refs, the latest round's claim checks, recent

@@ -228,7 +228,7 @@ class ConversationSerializer(serializers.Serializer):
 
 
 class TraceSerializer(serializers.Serializer):
-    """The whole trace; `views` are the seed's three angles on one diagnosis."""
+    """The whole trace; `views` are seed document 000's three angles on one diagnosis."""
 
     session = TraceSessionSerializer()
     steps = StepSerializer(many=True)

@@ -21,10 +21,10 @@ _MAX_LENGTHS = {"title": 100, "error_code": 100, "service": 200}
 
 
 def case_create_from_session(*, session: DiagnosisSession, created_by: str = "system") -> Case:
-    """The session's case, created from it when there is none (the seed's createFromSession).
+    """The session's case, created from it when there is none (seed document 000's createFromSession).
 
     Idempotent and race-safe: the partial unique index on `session` lets exactly one insert win;
-    a loser rolls back its savepoint and returns the winner's row. Mapping (seed section 8):
+    a loser rolls back its savepoint and returns the winner's row. Mapping (seed document 000, section 8):
     caseId = new UUID, diagnosisId = sessionId, sourceType AUTO, title = first 100 characters of
     the query, faultCategory / errorCode / service / rootCause / solution extracted from the
     answer (see cases.services.extraction; rootCause and solution fall back to the answer).

@@ -90,6 +90,7 @@ INSTALLED_APPS = [
     "feedback",
     "cases",
     "evolution",
+    "reporting",
     "otlp",
     "backoffice",
     "demo",
@@ -451,7 +452,7 @@ def _evolution_competitors() -> list[dict[str, str]]:
 SELFEVAL_EVOLUTION_COMPETITORS = _evolution_competitors()
 SELFEVAL_EVOLUTION_PROVIDER_TIMEOUT = env_float("SELFEVAL_EVOLUTION_PROVIDER_TIMEOUT", 15.0)
 SELFEVAL_EVOLUTION_OVERALL_TIMEOUT = env_float("SELFEVAL_EVOLUTION_OVERALL_TIMEOUT", 20.0)
-# The guide's best practice: verify a sample (20 %) where verification is optional.
+# Seed document 004's best practice: verify a sample (20 %) where verification is optional.
 SELFEVAL_EVOLUTION_SAMPLE_RATE = env_float("SELFEVAL_EVOLUTION_SAMPLE_RATE", 0.2)
 SELFEVAL_EVOLUTION_CACHE_TTL = env_int("SELFEVAL_EVOLUTION_CACHE_TTL", 3600)
 if not 0.0 <= SELFEVAL_EVOLUTION_SAMPLE_RATE <= 1.0:

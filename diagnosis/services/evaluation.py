@@ -39,7 +39,6 @@ from diagnosis.services.evaluation_data import SESSION_COLUMNS, session_data_fro
 from diagnosis.services.merge import self_evaluation_merge
 from diagnosis.services.producers.pipeline import evaluate
 from diagnosis.services.producers.types import ClaimResult, PipelineResult
-from diagnosis.services.session_days import session_day_key, session_day_keys, session_days_mark_changed
 from diagnosis.signals import session_evaluated
 
 logger = logging.getLogger(__name__)
@@ -109,7 +108,6 @@ def session_evaluate(*, session_pk: int) -> str:
             AiOpsCheck.objects.filter(session_id=session_pk).delete()
         session.verifier_verdict = merged.verifier_verdict
         session_evaluated.send(sender=DiagnosisSession, session=session)
-        session_days_mark_changed(keys=[session_day_key(project_id=session.project_id, created_at=session.created_at)])
     return state
 
 
@@ -212,8 +210,6 @@ def session_evaluation_request(*, session_pks: list[int], reset_attempts: bool =
     with transaction.atomic():
         existing = list(DiagnosisSession.objects.filter(pk__in=pks).values_list("pk", flat=True))
         DiagnosisSession.objects.filter(pk__in=existing).update(**fields)
-        # PENDING takes a failed or partial session out of the triage queue until it is evaluated.
-        session_days_mark_changed(keys=session_day_keys(session_pks=existing))
         transaction.on_commit(lambda: _enqueue(existing))
     return len(existing)
 
@@ -273,7 +269,6 @@ def session_evaluation_record_failure(*, session_pk: int, error: str) -> str:
             evaluation_error=f"attempt {attempts}/{max_attempts}: {error}"[:10_000],
             evaluation_state=EvaluationState.FAILED if exhausted else EvaluationState.PENDING,
         )
-        session_days_mark_changed(keys=session_day_keys(session_pks=[session_pk]))
         if exhausted:
             return EvaluationState.FAILED
         if not evaluate_session.get_backend().supports_defer:

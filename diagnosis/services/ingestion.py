@@ -13,7 +13,7 @@ from diagnosis.models import (
     ToolInvocation,
 )
 from diagnosis.services.rows import SessionRows, session_rows_from_payload
-from diagnosis.services.session_days import session_day_key, session_days_mark_changed
+from diagnosis.signals import figures_changed
 
 
 @dataclass(frozen=True)
@@ -38,8 +38,8 @@ def session_upsert(*, project: Project, data: dict[str, Any], trusted_layers: bo
         try:
             with transaction.atomic():
                 session, created = _lock_or_create(project, rows)
-                # The day it counted in before (a re-post may move created_at) and the day it counts in now.
-                days = {session_day_key(project_id=session.project_id, created_at=session.created_at)}
+                # When it counted before (a re-post may move created_at) and when it counts now.
+                moments = [(session.project_id, session.created_at)]
                 if not created:
                     # Children go in one statement each thanks to ON DELETE CASCADE in the database.
                     ToolInvocation.objects.filter(session=session).delete()
@@ -51,8 +51,8 @@ def session_upsert(*, project: Project, data: dict[str, Any], trusted_layers: bo
                 DiagnosisStep.objects.bulk_create(children.steps)
                 ToolInvocation.objects.bulk_create(children.invocations)
                 EvidenceRef.objects.bulk_create(children.refs)
-                days.add(session_day_key(project_id=session.project_id, created_at=session.created_at))
-                session_days_mark_changed(keys=days)
+                moments.append((session.project_id, session.created_at))
+                figures_changed.send(sender=DiagnosisSession, moments=moments)
                 transaction.on_commit(lambda pk=session.pk: _enqueue_evaluation(pk))
             return IngestResult(session=session, created=created)
         except IntegrityError:

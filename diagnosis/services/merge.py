@@ -1,4 +1,4 @@
-"""The single writer of `DiagnosisSession.self_evaluation` (the seed's SelfEvaluationMergeService).
+"""The single writer of `DiagnosisSession.self_evaluation` (seed document 000's SelfEvaluationMergeService).
 
 Each producer hands over only its own layer, typed (`diagnosis.evaluation_layers`); the merge
 locks the session row, reads the current container, replaces that one layer (legacy root keys
@@ -14,6 +14,7 @@ from django.db import transaction
 
 from diagnosis.evaluation_layers import LayerValue, self_evaluation_from_agent, self_evaluation_write
 from diagnosis.models import DiagnosisSession
+from diagnosis.signals import figures_changed
 
 
 def self_evaluation_merge(
@@ -26,9 +27,15 @@ def self_evaluation_merge(
     unless it is a legacy layer, which no producer replaced; other layers stay as they are.
     `extra_fields` are further session columns written in the same UPDATE (evaluation state).
     Raises ValueError, writing nothing, for an unknown layer name or a value of the wrong type.
+    Every write of the evaluation's figures (verdict, scores, AIOps verdict) comes through here,
+    so this is where `figures_changed` is sent.
     """
     with transaction.atomic():
-        session = DiagnosisSession.objects.select_for_update().only("pk", "self_evaluation").get(pk=session_pk)
+        session = (
+            DiagnosisSession.objects.select_for_update()
+            .only("pk", "project_id", "created_at", "self_evaluation")
+            .get(pk=session_pk)
+        )
         evaluation = self_evaluation_write(session.self_evaluation, layers)
         fields = {
             "self_evaluation": evaluation.container,
@@ -36,6 +43,7 @@ def self_evaluation_merge(
             **(extra_fields or {}),
         }
         DiagnosisSession.objects.filter(pk=session_pk).update(**fields)
+        figures_changed.send(sender=DiagnosisSession, moments=[(session.project_id, session.created_at)])
         for name, value in fields.items():
             setattr(session, name, value)
     return session

@@ -6,7 +6,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from diagnosis.models import DiagnosisSession, ReviewJudgement, SessionReview
-from diagnosis.services.session_days import session_day_key, session_days_mark_changed
+from diagnosis.signals import figures_changed
 
 
 def session_mark_reviewed(
@@ -49,11 +49,9 @@ def session_mark_reviewed(
         )
         DiagnosisSession.objects.filter(pk=locked.pk).update(reviewed_at=now, review_judgement=judgement)
         # The session's day (reviewed, judgement, verifier right) and the review's (throughput).
-        session_days_mark_changed(
-            keys=[
-                session_day_key(project_id=locked.project_id, created_at=locked.created_at),
-                session_day_key(project_id=locked.project_id, created_at=review.created_at),
-            ]
+        figures_changed.send(
+            sender=SessionReview,
+            moments=[(locked.project_id, locked.created_at), (locked.project_id, review.created_at)],
         )
     session.reviewed_at = now
     session.review_judgement = judgement

@@ -1,6 +1,6 @@
-"""The guide's five verification dimensions and its decision rules, as pure functions.
+"""Seed document 004's five verification dimensions and its decision rules, as pure functions.
 
-Decision (the guide's 验证决策逻辑):
+Decision (seed document 004, 验证决策逻辑):
 - must pass (any failure rejects): new length >= min_length; structure score >= min_structure_score.
 - improvements (at least one): length ratio >= min_improvement_ratio; overall quality better than
   the old answer's; competitor rank <= max_competitor_rank; user satisfaction >= min_user_satisfaction.
@@ -8,9 +8,12 @@ Decision (the guide's 验证决策逻辑):
   +0.2 quality improved, +0.2 competitor rank good, +0.3 user satisfaction high; capped at 1.0.
 - is_valid = no must-pass failure AND confidence >= min_confidence AND at least one improvement.
 
-Degradation: a missing answer (no feedback, competitors disabled or failing) never blocks the
-decision and never counts as an improvement nor earns confidence. A partial competitor result
-counts only when the rank holds even if every failed provider had beaten us.
+Degradation (seed document 004, 优化策略 3, 降级策略: a failing API never blocks the flow): a missing
+answer (no feedback, competitors disabled or failing) never blocks the decision and never counts
+as an improvement nor earns confidence. A partial competitor result counts when the rank holds
+even if every failed provider had beaten us (one of two providers timed out and the other ranks
+below us: top 2 of 3 whatever the missing answer) and its reasons say so; otherwise
+`competitors.meets_threshold` is false and the reasons say it does not count.
 """
 
 from typing import Any
@@ -104,7 +107,7 @@ def competitor_metrics(
 
 
 def feedback_metrics(*, feedback: UserFeedback | None, thresholds: Thresholds) -> dict[str, Any]:
-    """Without feedback the dimension passes by default (the guide) but proves no improvement."""
+    """Without feedback the dimension passes by default (seed document 004) but proves no improvement."""
     if feedback is None:
         return {
             "has_feedback": False,
@@ -287,7 +290,16 @@ def _explain(
             )
     if competitors["degraded"]:
         errors = "; ".join(f"{f['name']}: {f['error']}" for f in competitors["failures"])
-        reason("competitors_degraded", "competitors.status", errors=errors)
+        if competitors["meets_threshold"]:  # the rank holds in the worst case: the comparison counts
+            reason(
+                "competitors_degraded_counted",
+                "competitors.status",
+                errors=errors,
+                worst=competitors["rank_worst_case"],
+                max_rank=competitors["threshold"],
+            )
+        else:
+            reason("competitors_degraded", "competitors.status", errors=errors)
         suggest("fix_providers", "competitors.status", names=", ".join(f["name"] for f in competitors["failures"]))
 
     if feedback["has_feedback"]:

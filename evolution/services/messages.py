@@ -55,6 +55,12 @@ REASONS: dict[str, dict[str, str]] = {
         "en": "competitor comparison degraded, not counted as a pass: {errors}",
         "zh": "竞品对比已降级，不计为通过：{errors}",
     },
+    "competitors_degraded_counted": {
+        "en": "competitor comparison degraded ({errors}), counted all the same: even if every failed provider "
+        "had ranked above us, we would rank {worst}, within the top {max_rank}",
+        "zh": "竞品对比已降级（{errors}），仍计为通过：即使调用失败的竞品都排在我方之前，我方最差排名第 {worst} 名，"
+        "仍在前 {max_rank} 名内",
+    },
     "feedback_met": {
         "en": "user satisfaction {satisfaction:.1f} meets the minimum of {threshold:.1f}",
         "zh": "用户满意度 {satisfaction:.1f} 达到最低要求 {threshold:.1f}",

@@ -1,5 +1,5 @@
 """The comparison engine: completeness, usefulness and clarity of one answer on 0-10, and the
-overall score weighted 30 % / 40 % / 30 % as in the guide. Deterministic and offline; the same
+overall score weighted 30 % / 40 % / 30 % as in seed document 004. Deterministic and offline; the same
 scorer ranks our answer among competitors' answers.
 
 Completeness (10) = 5 x query-keyword coverage + 3 x length (full at 800 字) + 2 x structure score.

@@ -1,15 +1,12 @@
-"""Counting characters (字) and extracting a query's keywords with jieba."""
+"""Counting characters (字) and extracting a query's keywords (segmented by `core.text.segment`)."""
 
 import re
-import threading
 from functools import lru_cache
 
-import jieba
+from core.text import has_cjk, segment
 
 _WHITESPACE = re.compile(r"\s+")
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _WORD = re.compile(r"^[\w\u3400-\u9fff]+$")
-_init_lock = threading.Lock()
 MAX_KEYWORDS = 50
 
 # Function words that say nothing about what a good answer must cover.
@@ -23,22 +20,10 @@ STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 
 def char_length(text: str) -> int:
-    """Length as the guide means 字: every non-whitespace character counts one, so a Chinese
+    """Length as seed document 004 means 字: every non-whitespace character counts one, so a Chinese
     character, a Latin letter, a digit and a punctuation mark each count one and layout
     (spaces, newlines, indentation) counts nothing."""
     return len(_WHITESPACE.sub("", text))
-
-
-def has_cjk(text: str) -> bool:
-    return bool(_CJK.search(text))
-
-
-def _ensure_jieba() -> None:
-    # jieba builds its prefix dictionary lazily and not thread-safely; build it once, up front.
-    if not jieba.dt.initialized:
-        with _init_lock:
-            if not jieba.dt.initialized:
-                jieba.initialize()
 
 
 @lru_cache(maxsize=2048)
@@ -49,17 +34,16 @@ def query_keywords(query: str) -> tuple[str, ...]:
 
     The bound keeps coverage cheap (each keyword is searched in each answer): a query of 20,000
     characters of distinct words made 2,857 keywords and a two-second verification."""
-    _ensure_jieba()
     words: list[str] = []
     singles: list[str] = []
-    for token in jieba.lcut(query.lower()):
+    for token in segment(query.lower()):
         token = token.strip()
         if not token or token in STOPWORDS or not _WORD.match(token):
             continue
         target = words if len(token) > 1 else singles
         if token not in target:
             target.append(token)
-    return tuple((words or [s for s in singles if _CJK.match(s)])[:MAX_KEYWORDS])
+    return tuple((words or [s for s in singles if has_cjk(s)])[:MAX_KEYWORDS])
 
 
 def keyword_coverage(*, keywords: tuple[str, ...], text: str) -> tuple[float, list[str]]:

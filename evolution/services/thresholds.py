@@ -1,4 +1,4 @@
-"""Change the verification thresholds (the guide's `update_thresholds`; reads are
+"""Change the verification thresholds (seed document 004's `update_thresholds`; reads are
 `evolution.selectors.thresholds_get`).
 
 Validation lives here, from `THRESHOLD_SPECS`; the API and the admin both call `thresholds_update`,
@@ -55,7 +55,7 @@ def _changes_clean(changes: Any) -> dict[str, float | int]:
 def thresholds_update(
     *, changes: dict[str, Any], user: AbstractBaseUser | None = None, source: str = "code"
 ) -> Thresholds:
-    """Apply a partial update (the guide's `update_thresholds({...})`); all or nothing. A change
+    """Apply a partial update (seed document 004's `update_thresholds({...})`); all or nothing. A change
     of at least one value is recorded as a `ThresholdChange` (who, when, old and new values)."""
     cleaned = _changes_clean(changes)
     with transaction.atomic():

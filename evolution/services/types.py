@@ -6,7 +6,7 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Thresholds:
-    """The guide's thresholds table; defaults are the guide's defaults."""
+    """Seed document 004's thresholds table (默认阈值), with its defaults."""
 
     min_confidence: float = 0.7
     min_improvement_ratio: float = 1.2
@@ -32,7 +32,7 @@ class UserFeedback:
 
 @dataclass
 class VerificationResult:
-    """The guide's VerificationResult. `metrics` holds one key per dimension (`basic`,
+    """Seed document 004's VerificationResult. `metrics` holds one key per dimension (`basic`,
     `structure`, `quality`, `competitors`, `user_feedback`) plus `decision`; never flattened.
     Every reason and suggestion starts with the metric behind it: `"structure.structure_score: ..."`."""
 

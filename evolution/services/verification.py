@@ -1,5 +1,5 @@
-"""`evolution_verify` (the guide's `verify_evolution`), the guide's evolution pipeline
-`evolution_adopt`, and `evolution_should_sample` (the guide's `should_sample_for_verification`).
+"""`evolution_verify` (seed document 004's `verify_evolution`), its evolution pipeline
+`evolution_adopt`, and `evolution_should_sample` (seed document 004's `should_sample_for_verification`).
 
 Every verification is logged in `VerificationLog`, including those answered from the cache:
 identical inputs (query, both answers, feedback, language, competitors) under identical
@@ -19,12 +19,12 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.cache import cache
 
 from core.tenancy.models import Project
+from core.text import has_cjk
 from evolution.models import Adoption, VerificationLog, VerificationSource
 from evolution.selectors import thresholds_get
 from evolution.services.competitors import Provider, competitor_answers_fetch
 from evolution.services.decision import evolution_decide
 from evolution.services.messages import LANGUAGES
-from evolution.services.text import has_cjk
 from evolution.services.types import Thresholds, UserFeedback, VerificationResult
 
 CACHE_PREFIX = "evolution:verify:v2:"
@@ -193,7 +193,7 @@ def evolution_adopt(
     lang: str | None = None,
     user: AbstractBaseUser | None = None,
 ) -> EvolutionOutcome:
-    """The guide's evolution pipeline: verify the candidate, adopt it if valid, else keep the old
+    """Seed document 004's evolution pipeline: verify the candidate, adopt it if valid, else keep the old
     answer; its log row records which (source "pipeline", adoption adopted / rejected). The gate
     always verifies: sampling is for callers that merely monitor answers (`evolution_should_sample`)."""
     result = evolution_verify(
@@ -214,7 +214,7 @@ def evolution_adopt(
 
 
 def evolution_should_sample(*, rate: float | None = None, key: str | None = None) -> bool:
-    """The guide's `should_sample_for_verification`: True for about `rate` of the calls
+    """Seed document 004's `should_sample_for_verification`: True for about `rate` of the calls
     (default SELFEVAL_EVOLUTION_SAMPLE_RATE). With a `key` (e.g. the query) the choice is stable:
     the same key is always sampled or always not."""
     rate = settings.SELFEVAL_EVOLUTION_SAMPLE_RATE if rate is None else rate

@@ -1,4 +1,4 @@
-"""Recording user feedback (the seed's FeedbackService) and what each value sets in motion."""
+"""Recording user feedback (seed document 000's FeedbackService) and what each value sets in motion."""
 
 from dataclasses import dataclass
 from uuid import UUID
@@ -21,11 +21,11 @@ from core.tenancy.access import Access
 from core.tenancy.models import ProjectAPIKey
 from diagnosis.models import DiagnosisSession, Feedback
 from diagnosis.selectors import session_get
-from diagnosis.services.session_days import session_day_key, session_days_mark_changed
+from diagnosis.signals import figures_changed
 from feedback.models import EndUserVote, FeedbackClient, FeedbackEvent
 from feedback.signals import feedback_recorded
 
-RECORDED_MESSAGE = "反馈已记录"  # the seed's answer to a recorded vote
+RECORDED_MESSAGE = "反馈已记录"  # seed document 000's answer to a recorded vote
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +66,7 @@ class FeedbackResult:
 
     @property
     def answer(self) -> StoredAnswer:
-        """The seed's answer `{success, message, caseId}`; a replay answers what was stored."""
+        """Seed document 000's answer `{success, message, caseId}`; a replay answers what was stored."""
         if self.replayed is not None:
             return self.replayed
         case_id = str(self.case_id) if self.case_id is not None else None
@@ -96,7 +96,7 @@ def feedback_submit(
     project_slug: str | None = None,
     idempotency_key: str = "",
 ) -> FeedbackResult:
-    """Record one vote on the session `session_id` and act on it (seed section 7), in one transaction.
+    """Record one vote on the session `session_id` and act on it (seed document 000, section 7), in one transaction.
 
     The session is found among those `submitter` may see (Http404 otherwise; `project_slug` picks
     between projects that share a sessionId) and read under its row lock, so concurrent votes on one
@@ -157,7 +157,7 @@ def _vote(
     if session.feedback != value:
         DiagnosisSession.objects.filter(pk=session.pk).update(feedback=value)
         session.feedback = value
-        session_days_mark_changed(keys=[session_day_key(project_id=session.project_id, created_at=session.created_at)])
+        figures_changed.send(sender=DiagnosisSession, moments=[(session.project_id, session.created_at)])
     event = FeedbackEvent.objects.create(
         session_id=session.pk,
         value=value,

@@ -10,12 +10,12 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 
 from backoffice.charts import Chart, Column, Series
-from backoffice.dashboard import DateRange, dashboard_get
 from backoffice.pages import session_list_url_for
 from core.tenancy.access import Access
-from diagnosis.models import SessionDay, SessionDayChange
-from diagnosis.selectors import cube_index
-from diagnosis.services.session_days import session_days_settle
+from reporting.counting import cube_index
+from reporting.models import SessionDay, SessionDayChange
+from reporting.selectors import DateRange, dashboard_get
+from reporting.services.session_days import session_days_settle
 from tests import clock
 from tests.factories import (
     diagnosis_payload,

@@ -10,18 +10,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = (
-    "config",
-    "core",
-    "judge",
-    "diagnosis",
-    "feedback",
-    "cases",
-    "evolution",
-    "backoffice",
-    "trace",
-    "otlp",
-    "demo",
-)
+    "config", "core", "judge", "diagnosis", "feedback", "cases", "evolution", "reporting", "backoffice", "trace",
+    "otlp", "demo",
+)  # fmt: skip
 # Longest prefix first: a module belongs to the first component whose prefix it starts with.
 COMPONENTS = {
     "config": "config",
@@ -29,12 +20,14 @@ COMPONENTS = {
     "core.api": "api",
     "core.adminkit": "adminkit",
     "core.text": "text",
+    "core.markdown": "markdown",
     "core.health": "health",
     "judge": "judge",
     "diagnosis": "diagnosis",
     "cases": "cases",
     "feedback": "feedback",
     "evolution": "evolution",
+    "reporting": "reporting",
     "backoffice": "backoffice",
     "trace": "trace",
     "otlp": "otlp",
@@ -45,8 +38,8 @@ COMPONENTS = {
 FLOORS = (
     ("config",),
     ("backoffice", "trace", "otlp", "demo"),
-    ("diagnosis", "cases", "feedback", "evolution"),
-    ("tenancy", "api", "adminkit", "text", "health", "judge"),
+    ("diagnosis", "cases", "feedback", "evolution", "reporting"),
+    ("tenancy", "api", "adminkit", "text", "markdown", "health", "judge"),
 )
 FLOOR_OF = {name: level for level, names in enumerate(FLOORS) for name in names}
 

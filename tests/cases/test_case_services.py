@@ -1,4 +1,4 @@
-"""Case library services: the seed's mapping, idempotence, manual cases, edits, review, bad cases."""
+"""Case library services: seed document 000's mapping, idempotence, manual cases, edits, review, bad cases."""
 
 import pytest
 from django.contrib.auth.models import Group
@@ -46,7 +46,7 @@ def test_case_from_session_follows_the_seed_mapping(session):
     assert case.project_id == session.project_id
     assert (case.source_type, case.created_by, case.status) == ("AUTO", "system", "pending")
     assert case.title == session.query[:100] and len(case.title) == 100
-    assert case.root_cause == case.solution == session.answer  # no sections: the seed's fallback
+    assert case.root_cause == case.solution == session.answer  # no sections: seed document 000's fallback
     assert (case.fault_category, case.service, case.error_code) == ("DATABASE", "order-service", "HTTP 5xx")
     assert CaseRevision.objects.get(case=case).action == "create"
 

@@ -2,7 +2,15 @@
 
 import pytest
 
-from cases.services.extraction import answer_sections, case_fields_extract, error_code, fault_category, service
+from cases.services.extraction import (
+    RootCauseAndSolution,
+    case_fields_extract,
+    error_code,
+    fault_category,
+    root_cause_and_solution,
+    service,
+)
+from tests.cases.realistic_answers import ANSWERS
 
 
 @pytest.mark.parametrize(
@@ -29,7 +37,8 @@ def test_root_cause_section_outweighs_the_rest():
     answer = "## 根因\n数据库死锁\n## 现象\n请求超时，延迟升高，响应慢"
 
     assert (
-        fault_category(query="", answer=answer, root_cause=answer_sections(answer=answer)["root_cause"]) == "DATABASE"
+        fault_category(query="", answer=answer, root_cause=root_cause_and_solution(answer=answer).root_cause)
+        == "DATABASE"
     )
 
 
@@ -67,6 +76,10 @@ def test_chinese_keywords_match_whole_words_only():
         ("MYSQL-1040", "MySQL 1040"),
         ("ER_CON_COUNT_ERROR from the primary", "ER_CON_COUNT_ERROR"),
         ("search failed with ERR_SEARCH_TIMEOUT", "ERR_SEARCH_TIMEOUT"),
+        # The forms tools print, without an "error code" label.
+        ("ERROR 1205 (HY000): Lock wait timeout exceeded; try restarting transaction", "MySQL 1205"),
+        ("`nslookup auth-db.internal` 返回 NXDOMAIN", "NXDOMAIN"),
+        ("Firefox reports SSL_ERROR_EXPIRED_CERT on the portal", "SSL_ERROR_EXPIRED_CERT"),
         # Neither a code nor a label followed by one.
         ("the error code is unknown", ""),
         ("知识库中未检索到该错误码的历史工单", ""),
@@ -95,25 +108,27 @@ def test_service_prefers_the_alert_then_service_like_names():
 def test_markdown_sections_english():
     answer = "Summary line\n\n## Root cause\nPool exhausted.\nSecond line.\n\n## Fix\n- raise pool\n- add alert\n"
 
-    assert answer_sections(answer=answer) == {
-        "root_cause": "Pool exhausted.\nSecond line.",
-        "solution": "- raise pool\n- add alert",
-    }
+    assert root_cause_and_solution(answer=answer) == RootCauseAndSolution(
+        root_cause="Pool exhausted.\nSecond line.",
+        solution="- raise pool\n- add alert",
+    )
 
 
 def test_markdown_sections_chinese_headings():
     answer = "### 1. 根因分析\n连接池耗尽\n### 2. 解决方案\n扩容连接池"
 
-    assert answer_sections(answer=answer) == {"root_cause": "连接池耗尽", "solution": "扩容连接池"}
+    assert root_cause_and_solution(answer=answer) == RootCauseAndSolution(
+        root_cause="连接池耗尽", solution="扩容连接池"
+    )
 
 
 def test_label_lines_chinese():
     answer = "**原因**：缓存击穿导致数据库压力过大\n**处理建议**：\n1. 加互斥锁\n2. 预热缓存\n**影响**：下单失败"
 
-    assert answer_sections(answer=answer) == {
-        "root_cause": "缓存击穿导致数据库压力过大",
-        "solution": "1. 加互斥锁\n2. 预热缓存",
-    }
+    assert root_cause_and_solution(answer=answer) == RootCauseAndSolution(
+        root_cause="缓存击穿导致数据库压力过大",
+        solution="1. 加互斥锁\n2. 预热缓存",
+    )
 
 
 def test_field_lines_after_a_section_are_not_part_of_it():
@@ -122,10 +137,10 @@ def test_field_lines_after_a_section_are_not_part_of_it():
         "**Error code**: `HikariPool-1 - Connection is not available`  **Service**: order-service\n**Alert**: HighErrorRate"
     )
 
-    assert answer_sections(answer=answer) == {
-        "root_cause": "Pool exhausted.",
-        "solution": "1. raise the pool\n2. fix slow queries",
-    }
+    assert root_cause_and_solution(answer=answer) == RootCauseAndSolution(
+        root_cause="Pool exhausted.",
+        solution="1. raise the pool\n2. fix slow queries",
+    )
 
 
 def test_bold_lines_act_as_section_headings():
@@ -134,16 +149,43 @@ def test_bold_lines_act_as_section_headings():
         "**错误码**：`OOMKilled (exit code 137)`  **服务**：inventory-service\n**告警**：PodCrashLooping"
     )
 
-    assert answer_sections(answer=answer) == {
-        "root_cause": "inventory-service 因内存超限被 OOMKilled。",
-        "solution": "1. 分页同步\n2. 提高 memory limit",
-    }
+    assert root_cause_and_solution(answer=answer) == RootCauseAndSolution(
+        root_cause="inventory-service 因内存超限被 OOMKilled。",
+        solution="1. 分页同步\n2. 提高 memory limit",
+    )
 
 
 def test_hash_signs_in_text_are_not_headings():
     answer = "Issue #42: C# client retries; see ticket #7"
 
-    assert answer_sections(answer=answer) == {}
+    assert root_cause_and_solution(answer=answer) == RootCauseAndSolution(root_cause="", solution="")
+
+
+@pytest.mark.parametrize("expected", ANSWERS, ids=[answer.query for answer in ANSWERS])
+def test_realistic_answers_give_the_fields_a_reviewer_would_file(expected):
+    extracted = case_fields_extract(query=expected.query, answer=expected.answer)
+
+    assert (extracted.root_cause, extracted.solution) == (expected.root_cause, expected.solution)
+    assert (extracted.fault_category, extracted.error_code) == (expected.category, expected.error_code)
+
+
+@pytest.mark.parametrize(
+    ("answer", "root_cause", "solution"),
+    [
+        ("**结论**：连接池耗尽\n**解决**：扩容", "连接池耗尽", "扩容"),
+        ("**根因**：连接池耗尽\n**处理**：扩容", "连接池耗尽", "扩容"),
+        ("Summary: the pool is exhausted\nActions: raise it", "the pool is exhausted", "raise it"),
+        ("## Summary\nthe pool is exhausted\n## Actions\n- raise it", "the pool is exhausted", "- raise it"),
+    ],
+)
+def test_conclusion_and_action_labels_are_sections(answer, root_cause, solution):
+    assert root_cause_and_solution(answer=answer) == RootCauseAndSolution(root_cause=root_cause, solution=solution)
+
+
+def test_a_hikaricp_pool_sizing_answer_is_a_database_case():
+    hikari = next(answer for answer in ANSWERS if "HikariCP" in answer.answer)
+
+    assert case_fields_extract(query=hikari.query, answer=hikari.answer).fault_category == "DATABASE"
 
 
 def test_root_cause_and_solution_fall_back_to_the_answer():

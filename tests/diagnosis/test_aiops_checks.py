@@ -6,11 +6,11 @@ import pytest
 from django.apps import apps
 from django.utils import timezone
 
-from backoffice.dashboard import DateRange, dashboard_get
 from core.tenancy.access import Access
 from diagnosis.constants import Layer
 from diagnosis.models import AiOpsCheck, DiagnosisSession
 from diagnosis.services.evaluation import session_evaluate
+from reporting.selectors import DateRange, dashboard_get
 from tests.factories import (
     aiops_payload,
     chat_payload,

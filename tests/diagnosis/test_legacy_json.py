@@ -9,7 +9,6 @@ calibration or the verifier's bad cases, and never breaks or blocks an evaluatio
 import pytest
 from django.urls import reverse
 
-from backoffice.dashboard import calibration_get, dashboard_get, date_range_parse
 from backoffice.triage import TRIAGE_CHANGELIST
 from cases.models import BadCase
 from core.tenancy.access import Access
@@ -19,6 +18,7 @@ from diagnosis.models import ClaimCheck, DiagnosisSession, EvaluationState, Evid
 from diagnosis.serializers import SessionIngestSerializer
 from diagnosis.services.evaluation import session_evaluate, session_evaluation_request
 from diagnosis.services.evaluation_data import session_data_from_models, session_data_from_payload
+from reporting.selectors import calibration_get, dashboard_get, date_range_parse
 from tests.admin.conftest import logged_in
 from tests.factories import aiops_payload, diagnosis_payload, session_ingest, session_ingest_evaluated
 from tests.feedback.helpers import post_json

@@ -191,8 +191,8 @@ def test_merge_writes_extra_fields_in_the_same_update(project, django_assert_num
     session = make_session(project)
     now = timezone.now()
 
-    # SAVEPOINT, SELECT ... FOR UPDATE, UPDATE, RELEASE.
-    with django_assert_num_queries(4):
+    # SAVEPOINT, SELECT ... FOR UPDATE, UPDATE, the day mark's INSERT (reporting), RELEASE.
+    with django_assert_num_queries(5):
         self_evaluation_merge(
             session_pk=session.pk,
             layers={Layer.RULE: RuleEvaluation(evidence_score=65)},

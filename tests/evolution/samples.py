@@ -1,4 +1,4 @@
-"""Answers used across the evolution tests: the guide's worked example and its opposite."""
+"""Answers used across the evolution tests: seed document 004's worked example and its opposite."""
 
 STUDY_QUERY = "如何提高学习注意力？"
 

@@ -1,4 +1,4 @@
-"""The guide's decision rules, confidence formula and thresholds, on the pure `evolution_decide`."""
+"""Seed document 004's decision rules, confidence formula and thresholds, on the pure `evolution_decide`."""
 
 import dataclasses
 
@@ -44,7 +44,7 @@ def test_default_thresholds_are_the_guides_table():
 
 
 def test_guide_basic_metrics_example():
-    """The guide: old 150, new 600 characters -> improved, ratio 4.0, meets the 500 minimum."""
+    """Seed document 004: old 150, new 600 characters -> improved, ratio 4.0, meets the 500 minimum."""
     basic = verify(old="旧" * 150, new="新" * 600).metrics["basic"]
 
     assert {key: basic[key] for key in ("old_length", "new_length", "length_improved", "length_ratio")} == {
@@ -230,7 +230,7 @@ def test_empty_old_answer_counts_as_a_length_improvement():
 
 
 def test_user_satisfaction_alone_can_carry_an_unchanged_answer():
-    """The guide: high user satisfaction adopts even when other indicators are ordinary."""
+    """Seed document 004: high user satisfaction adopts even when other indicators are ordinary."""
     result = verify(old=NEW_STUDY_ANSWER, user_feedback=UserFeedback(4.0, "很好"))
 
     assert result.confidence == 0.7  # 0.3 + 0.1 + 0.3, exactly the default minimum
@@ -330,7 +330,7 @@ def test_failed_competitors_degrade_without_blocking_or_passing():
     assert competitors["failures"] == [{"name": "slow", "error": "timeout after 15 s"}]
     assert not competitors["has_competitor_data"] and not competitors["meets_threshold"]
     assert result.metrics["decision"]["confidence_breakdown"]["competitor_rank"] == 0.0
-    assert result.is_valid  # the guide: the decision is not blocked
+    assert result.is_valid  # seed document 004: the decision is not blocked
     assert any(r.startswith("competitors.status: 竞品对比已降级") and "slow" in r for r in result.reasons)
 
 
@@ -343,6 +343,30 @@ def test_partial_competitor_result_counts_only_if_the_rank_survives_the_failures
     competitors = result.metrics["competitors"]
     assert (competitors["rank"], competitors["rank_worst_case"], competitors["meets_threshold"]) == (1, 3, False)
     assert any("最差排名 3" in r for r in result.reasons)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_degraded_comparison_that_counts_says_so(lang):
+    """One provider timed out, one answered and ranks below ours: top 2 of 3 holds even if the one
+    that timed out had won, so the comparison counts (seed document 004, 降级策略: a failing API
+    never blocks) and no reason says it does not."""
+    result = verify(competitor_answers=[WEAK, TIMED_OUT], lang=lang)
+
+    competitors = result.metrics["competitors"]
+    assert competitors["meets_threshold"] and competitors["degraded"]
+    assert result.metrics["decision"]["confidence_breakdown"]["competitor_rank"] == 0.2
+    status = [r for r in result.reasons if r.startswith("competitors.status: ")]
+    assert len(status) == 1
+    assert ("仍计为通过" if lang == "zh" else "counted all the same") in status[0]
+    assert not any("不计为通过" in r or "not counted" in r for r in result.reasons)
+
+
+def test_a_degraded_comparison_that_does_not_count_says_so():
+    result = verify(competitor_answers=[WEAK, TIMED_OUT, CompetitorAnswer(name="down", ok=False, error="HTTP 500")])
+
+    assert not result.metrics["competitors"]["meets_threshold"]
+    assert result.metrics["decision"]["confidence_breakdown"]["competitor_rank"] == 0.0
+    assert any(r.startswith("competitors.status: 竞品对比已降级，不计为通过") for r in result.reasons)
 
 
 def test_disabled_competitors_are_marked_disabled():

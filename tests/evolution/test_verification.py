@@ -63,7 +63,7 @@ def test_cache_is_keyed_by_thresholds_feedback_and_language():
 
 
 def test_cache_serves_identical_verifications_for_one_hour_by_default(monkeypatch):
-    """The guide's 1-hour cache, with the cache's clock moved instead of waiting."""
+    """Seed document 004's 1-hour cache, with the cache's clock moved instead of waiting."""
     assert django_settings.SELFEVAL_EVOLUTION_CACHE_TTL == 3600
     clock = [1_000_000.0]
     fake_time = types.SimpleNamespace(time=lambda: clock[0])

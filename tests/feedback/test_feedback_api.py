@@ -1,4 +1,4 @@
-"""POST /api/feedback: the seed's contract (section 7), every error, clients and the throttle."""
+"""POST /api/feedback: seed document 000's contract (section 7), every error, clients and the throttle."""
 
 import pytest
 from django.core.cache import cache

@@ -111,14 +111,14 @@ def test_the_refused_filter_lists_partly_refused_traces_with_their_reason(review
 def test_the_dashboard_counts_refused_spans_and_links_to_their_traces(reviewer_client, partly_refused):
     response = reviewer_client.get(reverse("admin:index"))
 
-    assert response.context["board"].refusals == Refusals(traces=1, spans=1)
+    assert response.context["refusals"] == Refusals(traces=1, spans=1)
     assert "spans refused over OTLP (1 trace)" in response.content.decode()
     listed = reviewer_client.get(response.context["links"]["refused_traces"])
     assert [trace.ingested_as for trace in listed.context["cl"].result_list] == ["s-refused"]
 
     yesterday = (timezone.localdate() - timedelta(days=1)).isoformat()
     earlier = reviewer_client.get(reverse("admin:index"), {"start": yesterday, "end": yesterday})
-    assert earlier.context["board"].refusals == Refusals(traces=0, spans=0)
+    assert earlier.context["refusals"] == Refusals(traces=0, spans=0)
 
     chinese = reviewer_client.get(reverse("admin:index"), HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
     assert "经 OTLP 被拒收的 span（1 条 trace）" in chinese
@@ -131,5 +131,5 @@ def test_the_refusal_figure_is_left_out_for_staff_who_may_not_see_traces(partly_
     response = logged_in(analyst).get(reverse("admin:index"))
 
     assert response.status_code == 200
-    assert response.context["board"].refusals is None
+    assert response.context["refusals"] is None
     assert "spans refused over OTLP" not in response.content.decode()

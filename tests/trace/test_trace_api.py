@@ -1,4 +1,4 @@
-"""GET /api/trace/<sessionId>: the seed's trace, structured layers, three views, fixed query count."""
+"""GET /api/trace/<sessionId>: seed document 000's trace, structured layers, three views, fixed query count."""
 
 import copy
 

@@ -7,9 +7,14 @@ Checks (each entry: check, passed, reason, severity, applicable, plus details):
 - evidence_tools_succeeded (critical): at least one evidence tool call succeeded;
 - evidence_<category> (warning), one per category of the tool map: a call of that category
   succeeded. The map is `EvaluationConfig.tool_categories` (`SELFEVAL_AIOPS_TOOL_CATEGORIES`);
-- unrelated_alerts_not_main_object (critical, payload mode with other active alerts): the lead of
-  the report (its root-cause / conclusion section, else its first section or paragraph) does
-  not name another active alert's service or name instead of the input alert.
+- unrelated_alerts_not_main_object (critical, payload mode with other active alerts; seed document
+  000, section 6: 是否把无关活跃告警扩展成主诊断对象): the lead of the report
+  (`core.markdown.answer_lead`: its root-cause section, else its conclusion, under a heading or a
+  label line, never code; else its first paragraph) names no other active alert (its service,
+  when that is not the input alert's, or its name) as what it diagnoses. Naming the input service
+  as well does not help: "log-agent DiskFull 导致 order-service 写日志失败" makes DiskFull the main
+  object. A sentence that names the other alert only to set it aside ("与本次故障无关",
+  "unrelated", "not the root cause") is fine.
 
 Verdict: FAIL when an applicable critical check fails, WARN when only warning checks fail, PASS
 otherwise. Checks that do not apply pass with `applicable: false` and never change the verdict.
@@ -19,6 +24,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from core.markdown import answer_lead
 from core.text import compact
 from diagnosis.constants import AiOpsCheckSeverity, AiOpsVerdict
 from diagnosis.evaluation_layers import AiOpsCheckEntry, AiOpsRuleEvaluation
@@ -27,9 +33,12 @@ from diagnosis.messages import Message, message
 from .types import SessionData
 
 ToolCategories = Mapping[str, tuple[str, ...]]  # category -> lowercased tool names
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
-_LEAD_HEADING = re.compile(
-    r"root\s*cause|conclusion|diagnosis|summary|根因|根本原因|原因|结论|诊断|摘要", re.IGNORECASE
+_SENTENCE_END = re.compile(r"[。！？；;!?\n]|\.(?=\s|$)")
+# A sentence that names an alert only to set it aside.
+_SET_ASIDE = re.compile(
+    r"无关|不相关|没有关系|并非|排除|不是(?:本次|这次)?(?:故障|问题|告警)?的?(?:根因|原因|主因|根本原因)|不是导致"
+    r"|unrelated|not related|irrelevant|ruled out|not (?:the )?(?:root )?cause|independent of|a side effect",
+    re.IGNORECASE,
 )
 
 
@@ -42,26 +51,6 @@ def tool_category(tool_name: str, categories: ToolCategories) -> str:
 
 def _mentions(text_compact: str, *names: str) -> list[str]:
     return [name for name in names if name and len(compact(name)) >= 3 and compact(name) in text_compact]
-
-
-def report_lead(answer: str) -> str:
-    """The part of the report that states the main diagnosis (see the module docstring)."""
-    sections: list[tuple[str, list[str]]] = [("", [])]
-    for line in answer.splitlines():
-        heading = _HEADING.match(line)
-        if heading:
-            sections.append((heading.group(1), []))
-        else:
-            sections[-1][1].append(line)
-    for title, body in sections:
-        if title and _LEAD_HEADING.search(title):
-            return f"{title}\n" + "\n".join(body).strip()
-    for title, body in sections:
-        text = "\n".join(body).strip()
-        if text:
-            paragraph = re.split(r"\n\s*\n", text)[0]
-            return f"{title}\n{paragraph}".strip()
-    return answer.strip()[:300]
 
 
 def aiops_rule_evaluation(*, session: SessionData, tool_categories: ToolCategories) -> AiOpsRuleEvaluation:
@@ -153,16 +142,21 @@ def _unrelated_alerts_check(session: SessionData, alert_name: str, alert_service
     if not (alert_name or alert_service) or not others:
         reason = message("aiops.no_input_alert" if others else "aiops.no_other_alert")
         return {**base, "passed": True, "reason": reason, "applicable": False}
-    lead_compact = compact(report_lead(answer))
-    if _mentions(lead_compact, alert_service, alert_name):
-        return {**base, "passed": True, "reason": message("aiops.main_is_input")}
+    lead = answer_lead(answer)
+    # Only the sentences that do not set an alert aside can make it the main object.
+    asserted = compact(" | ".join(part for part in _SENTENCE_END.split(lead) if not _SET_ASIDE.search(part)))
     for other in others:
-        named = _mentions(lead_compact, str(other.get("service") or ""), str(other.get("name") or ""))
-        if named and compact(str(other.get("service") or "")) != compact(alert_service):
+        other_service, other_name = str(other.get("service") or ""), str(other.get("name") or "")
+        if compact(other_service) == compact(alert_service):
+            continue  # another alert of the input's own service is no unrelated alert
+        named = _mentions(asserted, other_service, other_name)
+        if named:
             return {
                 **base,
                 "passed": False,
                 "reason": message("aiops.main_is_other", named=named),
                 "alert": {"name": other.get("name"), "service": other.get("service")},
             }
+    if _mentions(compact(lead), alert_service, alert_name):
+        return {**base, "passed": True, "reason": message("aiops.main_is_input")}
     return {**base, "passed": True, "reason": message("aiops.no_other_is_main")}

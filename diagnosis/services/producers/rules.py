@@ -1,6 +1,6 @@
 """Rule evaluation (`rule_evaluation`): how much evidence the agent collected. No LLM.
 
-The seed's table, exactly:
+Seed document 000's table, exactly:
 
 | rule                     | condition                                  | change  |
 |--------------------------|--------------------------------------------|---------|

@@ -4,7 +4,7 @@ import pytest
 
 from diagnosis.evaluation_layers import layer_json
 from diagnosis.services.evaluation_config import evaluation_config
-from diagnosis.services.producers.aiops import aiops_rule_evaluation, report_lead
+from diagnosis.services.producers.aiops import aiops_rule_evaluation
 
 from .builders import inv, retrieval, session
 
@@ -114,7 +114,39 @@ def test_mentioning_another_alert_outside_the_lead_is_fine():
     assert checks(run(answer=answer))["unrelated_alerts_not_main_object"] is True
 
 
-def test_report_lead_prefers_the_root_cause_section():
-    answer = "# Incident\nSummary line about log-agent.\n## 根因分析\norder-service 连接池耗尽\n## 修复\n扩容"
+# --- the lead is the report's real lead (seed document 000, section 6) ---------------------------
 
-    assert report_lead(answer) == "根因分析\norder-service 连接池耗尽"
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        # A label line states the root cause; the intro names the input service.
+        "本次告警涉及 order-service 的 5xx。\n\n**根因**：log-agent 所在节点 DiskFull，日志写入阻塞。\n**建议**：清理磁盘",
+        "Alert on order-service investigated.\n\nRoot cause: DiskFull on log-agent filled the node.\n",
+        # The lead names the input service too, but as the victim of the other alert.
+        "## 根因\nlog-agent 的 DiskFull 导致 order-service 写日志阻塞，进而 5xx。",
+        "## Root cause\nThe DiskFull alert on log-agent caused the order-service errors.",
+    ],
+)
+def test_a_lead_that_makes_another_alert_the_root_cause_fails(answer):
+    layer = run(answer=answer)
+    check = next(c for c in layer["checks"] if c["check"] == "unrelated_alerts_not_main_object")
+
+    assert check["passed"] is False
+    assert check["alert"] == {"name": "DiskFull", "service": "log-agent"}
+    assert layer["verdict"] == "FAIL"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        # A heading inside a code block is code, not the lead.
+        "```\n# Root cause check\ngrep DiskFull log-agent.log\n```\n\nThe order-service database pool is exhausted.",
+        # The lead names the other alert only to set it aside.
+        "## 根因\norder-service 数据库连接池耗尽。log-agent 的 DiskFull 与本次故障无关。",
+        "## Root cause\nThe order-service pool is exhausted; the DiskFull alert on log-agent is unrelated.",
+        "**根因**：order-service 连接池耗尽\n**其他告警**：log-agent DiskFull 不是根因",
+    ],
+)
+def test_a_lead_about_the_input_alert_passes(answer):
+    assert checks(run(answer=answer))["unrelated_alerts_not_main_object"] is True

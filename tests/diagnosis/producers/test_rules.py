@@ -1,4 +1,4 @@
-"""Rule evaluation: the seed's score table, row by row and in the combinations that matter."""
+"""Rule evaluation: seed document 000's score table, row by row and in the combinations that matter."""
 
 import pytest
 

@@ -20,9 +20,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import cn2an
-import simplemma
 
-from core.text import _segmenter, normalise
+from core.text import _segmenter, lemma, normalise
 
 from ..facts import Fact, fact_spans
 from . import cues
@@ -183,13 +182,6 @@ def prepare(text: str) -> str:
 def warm_up() -> None:
     """Load jieba's dictionary and simplemma's English data now rather than on the first claim."""
     analyse("预热 warm-up requests")
-
-
-@lru_cache(maxsize=2048)
-def lemma(word: str) -> str:
-    if not word.isascii() or not word.isalpha():
-        return word
-    return simplemma.lemmatize(word, lang="en").casefold()
 
 
 @lru_cache(maxsize=4096)

@@ -1,9 +1,9 @@
 """Reads behind the admin dashboard and the calibration panel, scoped to the projects the user sees.
 
 A range costs a number of days, not of sessions: days before today are read from the per-day
-rollups (`diagnosis.models.SessionDay`, recounted here when a service marked a day changed),
+rollups (`reporting.models.SessionDay`, recounted here when a write marked a day changed),
 today is counted live from the sessions with the same computation the rollups are stored from
-(`diagnosis.selectors.session_days_compute`). Days are calendar days of TIME_ZONE.
+(`reporting.counting.session_days_compute`). Days are calendar days of TIME_ZONE.
 """
 
 import datetime as dt
@@ -15,8 +15,9 @@ from django.utils import timezone
 
 from cases.models import OPEN_BAD_CASE_STATUSES, BadCase, Case, CaseStatus
 from core.tenancy.access import Access
-from diagnosis.models import Feedback, SessionDay
-from diagnosis.selectors import (
+from diagnosis.models import Feedback
+from diagnosis.selectors import sessions_needing_review
+from reporting.counting import (
     CUBE_FEEDBACKS,
     CUBE_JUDGEMENTS,
     CUBE_SIZE,
@@ -24,10 +25,9 @@ from diagnosis.selectors import (
     SCORE_BUCKETS,
     session_days_compute,
     session_days_zone,
-    sessions_needing_review,
 )
-from diagnosis.services.session_days import session_days_settle
-from otlp.selectors import Refusals, refusals_count
+from reporting.models import SessionDay
+from reporting.services.session_days import session_days_settle
 
 VERDICTS = CUBE_VERDICTS
 FEEDBACKS = CUBE_FEEDBACKS
@@ -195,7 +195,6 @@ class Dashboard:
     needs_review: int  # the triage queue's count: every date, not only the range
     open_bad_cases: int
     pending_cases: int
-    refusals: Refusals | None  # spans refused over OTLP; None for a user who may not see traces
 
     @property
     def total(self) -> int:
@@ -242,9 +241,7 @@ class Dashboard:
         return max(self.totals.score_buckets, default=0)
 
 
-def dashboard_get(*, date_range: DateRange, access: Access, trace_access: Access | None = None) -> Dashboard:
-    """The figures of the sessions `access` sees; the OTLP refusals of the traces `trace_access` sees
-    (none without it)."""
+def dashboard_get(*, date_range: DateRange, access: Access) -> Dashboard:
     days = range_days(date_range=date_range, access=access)
     return Dashboard(
         range=date_range,
@@ -253,9 +250,6 @@ def dashboard_get(*, date_range: DateRange, access: Access, trace_access: Access
         needs_review=sessions_needing_review(access=access).count(),
         open_bad_cases=BadCase.objects.visible_to(access).filter(status__in=OPEN_BAD_CASE_STATUSES).count(),
         pending_cases=Case.objects.visible_to(access).filter(status=CaseStatus.PENDING).count(),
-        refusals=None
-        if trace_access is None or trace_access.sees_nothing
-        else refusals_count(access=trace_access, since=date_range.start_at, before=date_range.end_before),
     )
 
 

@@ -5,7 +5,7 @@ import datetime as dt
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from diagnosis.services.session_days import session_days_rebuild, session_days_span
+from reporting.services.session_days import session_days_rebuild, session_days_span
 
 
 def _date(value: str) -> dt.date:

@@ -1,13 +1,21 @@
 """Keeping the per-day rollups (`SessionDay`) exact: recomputed from the sessions, never incremented.
 
-Every service that changes what a day counts (ingestion, evaluation and its state, feedback,
-reviews) calls `session_days_mark_changed` with the (project, day) keys it touched, inside its own
-transaction: one insert of append-only marks, so the mark commits or rolls back with the change
-and no write waits on another. A reader calls `session_days_settle` for the stored days it is
-about to read: it recomputes the marked days and deletes the marks it saw. Settles lock the rows
-they rewrite, so two of them run one after the other and the second counts after the first
-committed (READ COMMITTED takes a new snapshot per statement); a mark is deleted only when it
-committed before the counts that replace it ran.
+How a write says what it changed: every domain write that changes what a day counts sends
+`diagnosis.signals.day_figures_changed` once, inside its transaction, with the (project, moment)
+of each dated thing it changed (ingestion, the evaluation merge, a vote, a review); the receiver
+(`reporting.receivers`) turns the moments into (project, day) keys and records them with
+`session_days_mark_changed`: one insert of append-only marks, so the mark commits or rolls back
+with the change, and no write waits on another (no shared row is read, modified and written).
+A signal, not a call: this app reads the diagnosis, feedback and cases data to recount, so those
+apps may not import it; the sender names what changed, this app alone knows which rows that
+touches. `tests/reporting/test_write_paths.py` drives every write service and checks the
+dashboard against a full recount, so a write that forgets the signal fails there.
+
+A reader calls `session_days_settle` for the stored days it is about to read: it recomputes the
+marked days and deletes the marks it saw. Settles lock the rows they rewrite, so two of them run
+one after the other and the second counts after the first committed (READ COMMITTED takes a new
+snapshot per statement); a mark is deleted only when it committed before the counts that replace
+it ran.
 """
 
 import datetime as dt
@@ -16,8 +24,9 @@ from collections.abc import Iterable
 from django.db import transaction
 
 from core.tenancy.access import Access
-from diagnosis.models import DiagnosisSession, SessionDay, SessionDayChange
-from diagnosis.selectors import CUBE_SIZE, SCORE_BUCKETS, session_days_compute, session_days_zone
+from diagnosis.models import DiagnosisSession
+from reporting.counting import CUBE_SIZE, SCORE_BUCKETS, session_days_compute, session_days_zone
+from reporting.models import SessionDay, SessionDayChange
 
 DayKey = tuple[int, dt.date]
 _MARKS_PER_DELETE = 5000  # bound on the parameters of one statement
@@ -28,14 +37,8 @@ _FIGURES = [
 
 
 def session_day_key(*, project_id: int, created_at: dt.datetime) -> DayKey:
-    """The rollup row a session created at `created_at` counts in."""
+    """The rollup row of a thing of `project_id` dated `created_at` (a session, a review)."""
     return project_id, created_at.astimezone(session_days_zone()).date()
-
-
-def session_day_keys(*, session_pks: Iterable[int]) -> set[DayKey]:
-    """The rollup rows these sessions count in (one query)."""
-    rows = DiagnosisSession.objects.filter(pk__in=list(session_pks)).values_list("project_id", "created_at")
-    return {session_day_key(project_id=project_id, created_at=created_at) for project_id, created_at in rows}
 
 
 def session_days_mark_changed(*, keys: Iterable[DayKey]) -> None:
