@@ -41,6 +41,7 @@ MANIFEST = DATA / "train" / "manifest.json"
 FEATURE_CACHE = DATA / "features.jsonl.gz"
 VERSION = 1
 FSR_TARGETS = {"aiops": 0.05, "default": 0.20}  # per group kind; the issue's limits are 0.05 and 0.25
+FIT_ONLY = "fit_only"  # a group fitted on but not drawing thresholds (the team's own pairs)
 UNDECIDED_FSR = 0.40
 TRUE_CONTRADICTED = 0.04  # the issue's limit is 0.05
 KIND = "logistic"
@@ -76,8 +77,8 @@ def manifest_read(path: Path = MANIFEST) -> list[dict[str, str]]:
     """[{"group", "kind", "path" (relative to the repository), "licence"}] of the training files."""
     entries = json.loads(path.read_text(encoding="utf-8"))
     for entry in entries:
-        if set(entry) != {"group", "kind", "path", "licence"} or entry["kind"] not in FSR_TARGETS:
-            raise ValueError(f"{path}: each entry has group, kind (aiops or default), path and licence")
+        if set(entry) != {"group", "kind", "path", "licence"} or entry["kind"] not in {*FSR_TARGETS, FIT_ONLY}:
+            raise ValueError(f"{path}: each entry has group, kind (aiops, default or fit_only), path and licence")
     return entries
 
 
@@ -254,7 +255,7 @@ def _thresholds(scored: dict[str, list[tuple[Row, float, float]]]) -> tuple[dict
 def model_train(*, rows: Sequence[Row], kind: str = KIND, sources: list[dict[str, str]]) -> dict[str, Any]:
     """The model file's content: classifier, calibration and leave-one-group-out thresholds."""
     scored: dict[str, list[tuple[Row, float, float]]] = {}
-    for group in sorted({r.group for r in rows}):
+    for group in sorted({r.group for r in rows if r.kind != FIT_ONLY}):
         held = [r for r in rows if r.group == group]
         model = calibrated_model([r for r in rows if r.group != group], kind)
         scored[group] = [(r, *model.proba(r.x)) for r in held]
