@@ -36,11 +36,9 @@ def verdicts(layer: dict) -> dict[str, str]:
             "SUPPORTED",
         ),
         # Changed numbers are contradictions, not support.
-        pytest.param(
-            "request timed out after 10 seconds", ("inv-2#1", "timed out after 30000ms"), "CONTRADICTED", marks=LEARNED
-        ),
-        pytest.param("错误率升至 45%", ("inv-2#1", "错误率升至 35%"), "CONTRADICTED", marks=LEARNED),
-        pytest.param("连接池最大连接数为 100", ("inv-1#1", "连接池最大连接数为 50"), "CONTRADICTED", marks=LEARNED),
+        ("request timed out after 10 seconds", ("inv-2#1", "timed out after 30000ms"), "CONTRADICTED"),
+        ("错误率升至 45%", ("inv-2#1", "错误率升至 35%"), "CONTRADICTED"),
+        ("连接池最大连接数为 100", ("inv-1#1", "连接池最大连接数为 50"), "CONTRADICTED"),
         pytest.param("payment-service 的数据库连接池耗尽", ("inv-1#1", "连接池耗尽"), "CONTRADICTED", marks=LEARNED),
         # Chinese claims over English logs: the glossary bridges the wording, the facts must agree.
         ("order-service 的连接在 30000ms 后超时", ("inv-2#1", "request timed out after 30000ms"), "SUPPORTED"),
@@ -211,12 +209,7 @@ ZH_CAUSES = "10:05 发布了 v2.3.1。10:07 起错误率上升到 12%。因磁�
     ("text", "evidence", "expected"),
     [
         # A zero quantity denies the activity a positive claim affirms ...
-        pytest.param(
-            "redis-cache was evicting keys during the incident",
-            "evicted_keys stayed at 0",
-            "CONTRADICTED",
-            marks=LEARNED,
-        ),
+        ("redis-cache was evicting keys during the incident", "evicted_keys stayed at 0", "CONTRADICTED"),
         pytest.param(
             "payment-api was returning errors", "payment-api returned 0 errors", "CONTRADICTED", marks=LEARNED
         ),
@@ -243,12 +236,7 @@ def test_zero_quantities(text, evidence, expected):
 @pytest.mark.parametrize(
     ("text", "evidence", "expected"),
     [
-        pytest.param(
-            "pod order-7f9c 在事故期间发生了重启",
-            "pod order-7f9c 在事故期间重启次数为 0",
-            "CONTRADICTED",
-            marks=LEARNED,
-        ),
+        ("pod order-7f9c 在事故期间发生了重启", "pod order-7f9c 在事故期间重启次数为 0", "CONTRADICTED"),
         # The comma ends the zero's phrase: memory is not zeroed.
         ("pod order-7f9c 内存使用率 40%", "内存使用率 40%", "SUPPORTED"),
         ("过去一小时 payment-service 没有错误", "过去一小时 payment-service 的错误数为 0", "SUPPORTED"),
