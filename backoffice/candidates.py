@@ -33,9 +33,9 @@ from diagnosis.services.producers.gatekeeper import (
     VERIFIED,
     excerpt_locate,
 )
-from diagnosis.services.producers.judges.alignment import Hit
-from diagnosis.services.producers.judges.analysis import Analysis, analyse
-from diagnosis.services.producers.judges.matching import ClaimUnit, claim_units, unit_hit, unit_needles
+from judge.alignment import Hit
+from judge.analysis import Analysis, analyse
+from judge.matching import ClaimUnit, claim_units, unit_hit, unit_needles
 
 MAX_CANDIDATES = 3  # per claim
 MAX_SOURCES = 200

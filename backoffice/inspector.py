@@ -32,11 +32,13 @@ from diagnosis.evaluation_layers import (
     FactCheck,
     GatekeeperBinding,
     InvalidLayer,
+    JudgeReason,
     RuleEvaluation,
     VerifierEvaluation,
     entries_read,
     self_evaluation_read,
 )
+from diagnosis.messages import machine_text
 from diagnosis.models import (
     ClaimCheck,
     DiagnosisSession,
@@ -46,9 +48,9 @@ from diagnosis.models import (
 )
 from diagnosis.selectors import conversation_turns
 from diagnosis.services.producers.gatekeeper import excerpt_locate
-from diagnosis.services.producers.judges.analysis import Analysis, analyse
-from diagnosis.services.producers.judges.matching import claim_units, unit_hit, unit_needles
 from diagnosis.services.producers.pipeline import applicable_layers
+from judge.analysis import Analysis, analyse
+from judge.matching import claim_units, unit_hit, unit_needles
 
 EXCERPT_WINDOW = 240
 ANSWER_FOLD_CHARS = 1200  # longer answers start folded behind "Show more"
@@ -106,6 +108,12 @@ class ClaimView:
     rationale: str
     rationale_code: str
     rationale_params: dict[str, Any]
+    # The judge's decision: calibrated scores, band, who decided, its strongest reasons in words.
+    p_supported: float | None = None
+    p_contradicted: float | None = None
+    band: str = ""
+    decided_by: str = ""
+    reasons: list[str] = field(default_factory=list)
     facts: list[tuple[FactCheck, str]] = field(default_factory=list)  # with its label
     bindings: list[BindingView] = field(default_factory=list)
     sentence: str = ""  # the answer sentence the claim comes from, as the rendered answer reads it
@@ -126,6 +134,11 @@ def _binding_views(bindings: list[GatekeeperBinding], refs: dict[str, EvidenceRe
     return views
 
 
+def _reasons(reasons: list[JudgeReason]) -> list[str]:
+    """The judge's strongest reasons in the reviewer's language (stored English when a code is unknown)."""
+    return [machine_text(r.code, r.params, r.text) for r in reasons]
+
+
 def _claims_from_rows(rows: list[ClaimCheck], refs: dict[str, EvidenceRef]) -> list[ClaimView]:
     return [
         ClaimView(
@@ -137,6 +150,11 @@ def _claims_from_rows(rows: list[ClaimCheck], refs: dict[str, EvidenceRef]) -> l
             rationale=row.rationale,
             rationale_code=row.rationale_code,
             rationale_params=row.rationale_params,
+            p_supported=row.p_supported,
+            p_contradicted=row.p_contradicted,
+            band=row.band,
+            decided_by=row.decided_by,
+            reasons=_reasons(entries_read(row.reasons, JudgeReason) or []),
             facts=_fact_views(entries_read(row.facts, FactCheck) or []),
             bindings=_binding_views(entries_read(row.bindings, GatekeeperBinding) or [], refs),
         )
@@ -159,6 +177,11 @@ def _claims_from_layer(verifier: VerifierEvaluation | None, refs: dict[str, Evid
             rationale=check.rationale,
             rationale_code=check.rationale_code,
             rationale_params=check.rationale_params,
+            p_supported=check.p_supported,
+            p_contradicted=check.p_contradicted,
+            band=check.band or "",
+            decided_by=check.decided_by or "",
+            reasons=_reasons(check.reasons),
             facts=_fact_views([fact for fact in verifier.facts_checked if fact.claim_id == check.claim_id]),
             bindings=_binding_views([b for b in bindings if b.claim_id == check.claim_id], refs),
         )

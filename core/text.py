@@ -236,50 +236,6 @@ def negated_terms(text: str, scope: int = 2) -> set[str]:
     return negated
 
 
-_SENTENCE_END = re.compile(r"[。！？!?;；\n]|\.(?=\s|$)")
-
-
-def sentence_context(content: str, start: int, end: int, limit: int = 240) -> str:
-    """The sentence(s) of `content` around [start, end), at most `limit` characters either side."""
-    left = max(0, start - limit)
-    for match in _SENTENCE_END.finditer(content, left, start):
-        left = match.end()
-    right = min(len(content), end + limit)
-    found = _SENTENCE_END.search(content, end, right)
-    if found:
-        right = found.end()
-    return content[left:right].strip()
-
-
-# A small operations glossary so Chinese claims over English logs (the usual case) are not read
-# as unsupported for the language alone. Both directions; English side given as stems.
-_GLOSSARY_PAIRS = {
-    "数据库": ("database", "db"), "连接": ("connection",), "连接池": ("pool", "connection"), "超时": ("timeout", "tim"),
-    "请求": ("request",), "等待": ("wait", "pending"), "错误": ("error",), "日志": ("log",), "内存": ("memory", "heap"),
-    "磁盘": ("disk",), "告警": ("alert",), "队列": ("queue",), "实例": ("instance",), "健康": ("health", "healthy"),
-    "上游": ("upstream",), "下游": ("downstream",), "服务": ("service",), "重试": ("retry", "retri"),
-    "失败": ("fail", "failure"), "拒绝": ("refus", "reject"), "耗尽": ("exhaust",), "峰值": ("peak",),
-    "延迟": ("latency",), "证书": ("certificate",), "过期": ("expir",), "网络": ("network",), "节点": ("node",),
-    "使用率": ("usage", "utilization"), "慢查询": ("slow", "query"), "重启": ("restart",), "限流": ("rate", "limit"),
-    "消息": ("message",), "邮件": ("mail",), "配置": ("config", "configuration"), "版本": ("version",),
-}  # fmt: skip
-GLOSSARY: dict[str, frozenset[str]] = {}
-for _zh, _ens in _GLOSSARY_PAIRS.items():
-    GLOSSARY[_zh] = frozenset(_ens)
-    for _en in _ens:
-        GLOSSARY[_en] = GLOSSARY.get(_en, frozenset()) | {_zh}
-
-
-def stem(token: str) -> str:
-    """A crude English stem (timed/times/timeout -> tim...), enough to match word forms."""
-    if not token.isascii():
-        return token
-    for suffix in ("ing", "ed", "es", "s", "e"):
-        if len(token) > len(suffix) + 3 and token.endswith(suffix):
-            return token[: -len(suffix)]
-    return token
-
-
 # Zero quantities. "evicted_keys stayed at 0", "重启次数为 0", "0 errors", "depth: zero" state that
 # an activity did not happen: the metric word next to the zero is read as negated, so a claim
 # that affirms the activity ("Redis was evicting keys") is contradicted, as by "no keys evicted".

@@ -50,12 +50,13 @@ MESSAGES: dict[str, Spec] = {
     # judges
     "judge.nothing_aligned": Spec(gettext_noop("nothing in the claim could be aligned to the evidence")),
     "judge.error": Spec(gettext_noop("the judge could not analyse this claim ({error}); left unsupported")),
-    # the deterministic judge: `units` lists every unit (a "unit.*" message each), `more` is "; …"
-    # when some were left out
-    "judge.conflict": Spec(gettext_noop("located conflict: {conflicts} | units: {units}{more}"), sep="; "),
-    "judge.unaligned": Spec(gettext_noop("not in the evidence: {missing} | units: {units}{more}"), sep="; "),
-    "judge.structure": Spec(gettext_noop("aligned, but {issues} | units: {units}{more}"), sep="; "),
-    "judge.aligned": Spec(gettext_noop("every unit aligned | units: {units}{more}"), sep="; "),
+    # the deterministic judge: the band its calibrated scores fall in, and every unit (a "unit.*"
+    # message each; `more` is "; …" when some were left out)
+    "judge.decided": Spec(
+        gettext_noop("{band}: P(supported) {p_supported}, P(contradicted) {p_contradicted} | units: {units}{more}"),
+        labels=("band",),
+        sep="; ",
+    ),
     "judge.llm": Spec("{rationale}"),  # the LLM's own words, in its language
     # the deterministic judge's units: a word of the claim or a check of its clause, and the detail
     "unit.word": Spec(gettext_noop("{text}: {detail}")),
@@ -199,6 +200,11 @@ LABELS: dict[str, str] = {
     ClaimVerdict.UNSUPPORTED: gettext_noop("Unsupported"),
     ClaimVerdict.CONTRADICTED: gettext_noop("Contradicted"),
     ClaimVerdict.NO_EVIDENCE: gettext_noop("No evidence"),
+    # the bands of the judge's scores (judge.verdicts.Band)
+    "supported": gettext_noop("supported"),
+    "undecided": gettext_noop("undecided"),
+    "unsupported": gettext_noop("unsupported"),
+    "contradicted": gettext_noop("contradicted"),
     # gatekeeper binding statuses (NO_EVIDENCE is shared with the claim verdict)
     "VERIFIED": gettext_noop("Verified"),
     "REF_NOT_FOUND": gettext_noop("Ref not found"),
@@ -243,6 +249,7 @@ LABELS: dict[str, str] = {
     "unrelated_alerts_not_main_object": gettext_noop("Unrelated alerts not the main object"),
     # judges (the LLM judge is named by its model: "llm:<model>")
     "rule": gettext_noop("rule"),
+    "llm": gettext_noop("LLM"),
     "deterministic": gettext_noop("deterministic"),
     "cascade": gettext_noop("cascade"),
     # the deterministic judge: unit statuses, checks, how a word aligned, moods, quantifiers

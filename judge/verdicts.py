@@ -42,3 +42,16 @@ class Reason:
     code: str
     params: dict[str, Any] = field(default_factory=dict)
     weight: float = 0.0  # how much it moved the decision, for choosing the strongest
+
+
+def reason(code: str, **params: Any) -> Reason:
+    return Reason(code, params)
+
+
+class UnitStatus(StrEnum):
+    """What the checks found for one unit of the claim."""
+
+    ALIGNED = "aligned"
+    UNALIGNED = "unaligned"  # no counterpart in the evidence
+    STRUCTURE = "structure"  # aligned, but the evidence hedges, says less, or says it of something else
+    CONFLICT = "conflict"  # a located conflict: another value, direction, negation, antonym, roles

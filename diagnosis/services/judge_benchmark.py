@@ -1,21 +1,14 @@
-"""The judge benchmark behind `manage.py judge_benchmark`: labelled claim / evidence pairs (no database).
+"""The judge benchmark behind `manage.py judge_benchmark`: labelled pairs through the real verifier (no database).
 
-A pair file is JSON Lines, one object a line: `claim`, `evidence` (strings), `label` (SUPPORTED,
-UNSUPPORTED or CONTRADICTED), `lang` ("zh" or "en"); `phenomenon` and `domain` are optional
-tags for the per-group tables. Blank lines are skipped; anything else that is not such an object
-is an error naming the line.
-
-Each pair goes the production way: the evidence is a successful call's ref, the claim cites it
-with the whole evidence as its excerpt, the gatekeeper verifies the binding and `claim_verify`
-asks the judge. Figures:
-- confusion matrix gold x predicted over the three labels;
-- balanced accuracy: the mean of the per-label recalls (labels present in gold);
-- precision of SUPPORTED; false-support rate: the share of gold non-SUPPORTED called SUPPORTED;
-- contradiction recall; recall of true claims (gold SUPPORTED called SUPPORTED);
-- pairs/s over the judging alone, and how many claims went to an LLM.
+Pair files are `judge.pairs` JSON Lines. Each pair goes the production way: the evidence is a
+successful call's ref, the claim cites its `excerpt` (all of it when the pair has none), the
+gatekeeper verifies the binding and cuts the window, and `claim_verify` asks the judge. A file
+may be measured on one part of the split (`judge.split`: `heldout`, what was never fitted or
+tuned on; `fit`; or all of it). Figures (`judge.metrics`) overall and per language, the
+token-overlap baseline (`judge.baseline`, tuned on the same file's fitting part) beside them,
+pairs/s over the judging alone, who decided and how many claims went to an LLM.
 """
 
-import json
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -24,57 +17,14 @@ from typing import Any
 
 from diagnosis.services.producers.executor_output import Binding, Claim
 from diagnosis.services.producers.gatekeeper import binding_check, source_index
-from diagnosis.services.producers.judges import CONTRADICTED, JUDGE_VERDICTS, SUPPORTED, UNSUPPORTED, Judge
-from diagnosis.services.producers.judges.analysis import warm_up
+from diagnosis.services.producers.judges import Judge
 from diagnosis.services.producers.types import InvocationData, RefData
 from diagnosis.services.producers.verifier import ClaimOutcome, claim_verify
-
-LANGUAGES = ("zh", "en")
-
-
-class PairFileError(ValueError):
-    """A pair file the benchmark cannot read; the message names the line."""
-
-
-@dataclass(frozen=True, slots=True)
-class Pair:
-    line: int
-    claim: str
-    evidence: str
-    label: str
-    lang: str
-    phenomenon: str = ""
-    domain: str = ""
-
-
-def judge_pairs_load(*, path: Path) -> list[Pair]:
-    """Every pair of a JSONL file, checked; PairFileError names the first bad line."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PairFileError(f"{path}: cannot read: {exc}") from exc
-    pairs = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            raw = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise PairFileError(f"{path.name} line {number}: not JSON: {exc.msg}") from exc
-        if not isinstance(raw, dict):
-            raise PairFileError(f"{path.name} line {number}: a pair is a JSON object")
-        for key in ("claim", "evidence", "label", "lang"):
-            if not isinstance(raw.get(key), str) or not raw[key].strip():
-                raise PairFileError(f"{path.name} line {number}: {key!r} must be a non-empty string")
-        if raw["label"] not in JUDGE_VERDICTS:
-            raise PairFileError(f"{path.name} line {number}: label must be one of {', '.join(JUDGE_VERDICTS)}")
-        if raw["lang"] not in LANGUAGES:
-            raise PairFileError(f"{path.name} line {number}: lang must be zh or en")
-        tags = {key: raw.get(key, "") for key in ("phenomenon", "domain")}
-        if not all(isinstance(value, str) for value in tags.values()):
-            raise PairFileError(f"{path.name} line {number}: phenomenon and domain must be strings")
-        pairs.append(Pair(number, raw["claim"], raw["evidence"], raw["label"], raw["lang"], **tags))
-    return pairs
+from judge.analysis import warm_up
+from judge.baseline import baseline_figures
+from judge.metrics import figures
+from judge.pairs import Pair, pairs_load
+from judge.split import Split
 
 
 def judge_pair_verify(*, claim: str, evidence: str, judge: Judge, language: str, excerpt: str = "") -> ClaimOutcome:
@@ -91,65 +41,55 @@ def judge_pair_verify(*, claim: str, evidence: str, judge: Judge, language: str,
     return claim_verify(claim=subject, bindings=[binding], judge=judge, language=language)
 
 
-def _figures(gold: list[str], predicted: list[str]) -> dict[str, Any]:
-    matrix = {g: dict.fromkeys(JUDGE_VERDICTS, 0) for g in JUDGE_VERDICTS}
-    for g, p in zip(gold, predicted, strict=True):
-        matrix[g][p if p in JUDGE_VERDICTS else UNSUPPORTED] += 1
-    recalls = [matrix[g][g] / sum(matrix[g].values()) for g in JUDGE_VERDICTS if sum(matrix[g].values())]
-    called_supported = sum(matrix[g][SUPPORTED] for g in JUDGE_VERDICTS)
-    not_supported = sum(sum(matrix[g].values()) for g in (UNSUPPORTED, CONTRADICTED))
-    false_support = matrix[UNSUPPORTED][SUPPORTED] + matrix[CONTRADICTED][SUPPORTED]
-    true_claims = sum(matrix[SUPPORTED].values())
-    contradictions = sum(matrix[CONTRADICTED].values())
+@dataclass(frozen=True, slots=True)
+class PairSet:
+    """One pair file as measured: the part judged, and the fitting part the baseline is tuned on."""
 
-    def ratio(a: int, b: int) -> float | None:
-        return round(a / b, 4) if b else None
-
-    return {
-        "n": len(gold),
-        "confusion": matrix,
-        "balanced_accuracy": round(sum(recalls) / len(recalls), 4) if recalls else None,
-        "supported_precision": ratio(matrix[SUPPORTED][SUPPORTED], called_supported),
-        "false_support_rate": ratio(false_support, not_supported),
-        "false_supported": false_support,
-        "contradiction_recall": ratio(matrix[CONTRADICTED][CONTRADICTED], contradictions),
-        "true_claim_recall": ratio(matrix[SUPPORTED][SUPPORTED], true_claims),
-    }
+    name: str
+    pairs: list[Pair]
+    fit: list[Pair]
 
 
-def judge_benchmark_run(*, pairs: list[Pair], judge: Judge) -> dict[str, Any]:
-    """Judge every pair; the figures overall, per language, per phenomenon and per domain."""
-    outcomes = []
+def pair_set_load(*, path: Path, split: Split | None) -> PairSet:
+    """The part `split` of a pair file (all of it for None); PairFileError names a bad line."""
+    every = pairs_load(path)
+    chosen = every if split is None else [p for p in every if p.split == split]
+    return PairSet(path.name, chosen, [p for p in every if p.split == Split.FIT])
+
+
+def judge_benchmark_run(*, pairs: list[Pair], judge: Judge, fit: list[Pair] | None = None) -> dict[str, Any]:
+    """Judge every pair; the figures overall and per language (and the baseline when `fit` is given)."""
     warm_up()  # jieba's dictionary loads once per process, not per pair
     started = time.perf_counter()
-    for pair in pairs:
-        outcomes.append(judge_pair_verify(claim=pair.claim, evidence=pair.evidence, judge=judge, language=pair.lang))
-    elapsed = time.perf_counter() - started
-    predicted = [o.verdict for o in outcomes]
-
-    def grouped(key: str) -> dict[str, Any]:
-        groups: dict[str, list[int]] = {}
-        for n, pair in enumerate(pairs):
-            if getattr(pair, key):
-                groups.setdefault(getattr(pair, key), []).append(n)
-        return {
-            name: _figures([pairs[n].label for n in members], [predicted[n] for n in members])
-            for name, members in sorted(groups.items())
-        }
-
-    mistakes = [
-        {"line": p.line, "label": p.label, "verdict": o.verdict, "claim": p.claim, "rationale": o.rationale}
-        for p, o in zip(pairs, outcomes, strict=True)
-        if o.verdict != p.label
+    outcomes = [
+        judge_pair_verify(claim=p.claim, evidence=p.evidence, judge=judge, language=p.lang, excerpt=p.excerpt)
+        for p in pairs
     ]
-    return {
-        **_figures([p.label for p in pairs], predicted),
+    elapsed = time.perf_counter() - started
+
+    def measured(members: list[int]) -> dict[str, Any]:
+        return figures([pairs[n].label for n in members], [outcomes[n].verdict for n in members])
+
+    languages: dict[str, list[int]] = {}
+    for n, pair in enumerate(pairs):
+        languages.setdefault(pair.lang, []).append(n)
+    report = {
+        **measured(list(range(len(pairs)))),
         "judge": getattr(judge, "name", type(judge).__name__),
         "pairs_per_second": round(len(pairs) / elapsed, 1) if elapsed > 0 else None,
         "llm_claims": sum(1 for o in outcomes if o.judge.startswith("llm:") or o.fallback_reason),
         "decided_by": dict(Counter(o.judge for o in outcomes)),
-        "by_language": grouped("lang"),
-        "by_phenomenon": grouped("phenomenon"),
-        "by_domain": grouped("domain"),
-        "mistakes": mistakes,
+        "bands": dict(Counter(str(o.band) for o in outcomes)),
+        "by_language": {lang: measured(members) for lang, members in sorted(languages.items())},
+        "mistakes": [
+            {"line": p.line, "label": p.label, "verdict": o.verdict, "claim": p.claim, "rationale": o.rationale}
+            for p, o in zip(pairs, outcomes, strict=True)
+            if o.verdict != p.label
+        ],
     }
+    if fit:
+        report["baseline"] = baseline_figures(
+            [(p.claim, p.excerpt or p.evidence, p.label) for p in fit],
+            [(p.claim, p.excerpt or p.evidence, p.label) for p in pairs],
+        )
+    return report

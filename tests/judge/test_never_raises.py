@@ -34,12 +34,12 @@ def test_the_judge_returns_a_verdict_on_any_text(claim, evidence):
 
 
 def test_a_claim_the_analysis_cannot_read_is_unsupported_with_a_judge_error(monkeypatch, caplog):
-    from diagnosis.services.producers.judges import deterministic
+    from judge import decision
 
-    def broken(text):
+    def broken(*args, **kwargs):
         raise ValueError("cannot read")
 
-    monkeypatch.setattr(deterministic, "analyse", broken)
+    monkeypatch.setattr(decision, "pair_analyse", broken)
 
     outcome = judge_pair_verify(claim="磁盘使用率 91%", evidence="磁盘使用率 91%", judge=JUDGE, language="zh")
 

@@ -12,7 +12,9 @@ Each binding gets exactly one status, checked in this order:
 - VERIFIED otherwise.
 
 A fabricated excerpt therefore never passes: it must literally occur in a successful call's
-content. For a verified binding the sentence around the excerpt is kept as the judge's context.
+content. For a verified binding the excerpt's window (`judge.window`: its log line or sentence
+with the one before and after) is kept as the judge's context. A ref is normalised once per
+session, however many claims cite it.
 """
 
 import json
@@ -20,10 +22,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from core.text import normalise, sentence_context
+from core.text import compact, normalise
 from diagnosis.constants import NO_EVIDENCE_REF
 from diagnosis.evaluation_layers import GatekeeperBinding, GatekeeperResult, GatekeeperSummary
 from diagnosis.messages import Message, message
+from judge.window import excerpt_find, ref_text, window
 
 from .executor_output import Claim
 from .types import InvocationData
@@ -49,14 +52,33 @@ class Source:
     raw: Any
     invocation: InvocationData
     _normalised: str | None = None
+    _lines: str | None = None
+    _compact: str | None = None
+
+    @property
+    def _raw_text(self) -> str:
+        return (self.raw if isinstance(self.raw, str) else json.dumps(self.raw, ensure_ascii=False)) or ""
 
     @property
     def content(self) -> str:
         """Normalised on first use: most refs of a session are never cited."""
         if self._normalised is None:
-            raw = self.raw if isinstance(self.raw, str) else json.dumps(self.raw, ensure_ascii=False)
-            self._normalised = normalise(raw or "")
+            self._normalised = normalise(self._raw_text)
         return self._normalised
+
+    @property
+    def lines(self) -> str:
+        """Normalised line by line (`judge.window.ref_text`): what a window is cut from."""
+        if self._lines is None:
+            self._lines = ref_text(self._raw_text)
+        return self._lines
+
+    @property
+    def compact(self) -> str:
+        """The source and the content without spaces, hyphens, underscores: where names are looked up."""
+        if self._compact is None:
+            self._compact = compact(f"{self.source} {self.content}")
+        return self._compact
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,8 +91,8 @@ class CheckedBinding:
     invocation_id: str = ""
     tool: str = ""
     source: str = ""
-    context: str = ""  # normalised sentence(s) around the verified excerpt
-    ref_content: str = ""  # the whole normalised ref content, for verified bindings
+    context: str = ""  # the verified excerpt's window in its ref (judge.window)
+    ref_compact: str = ""  # the source and ref of a verified binding, compact (names the claim's subject)
 
     def entry(self) -> GatekeeperBinding:
         """The binding as stored (`gatekeeper_result.bindings`, `ClaimCheck.bindings`)."""
@@ -165,10 +187,11 @@ def binding_check(*, claim_id: str, ref_id: str, excerpt: str, sources: dict[str
     if span is None:
         mismatch = message("gatekeeper.excerpt_mismatch")
         return CheckedBinding(claim_id, ref_id, excerpt, EXCERPT_MISMATCH, mismatch, **where)
-    context = sentence_context(source.content, *span)
+    lined = excerpt_find(excerpt, source.lines)
+    context = window(source.lines, *lined) if lined else window(source.content, *span)
     return CheckedBinding(
         claim_id, ref_id, excerpt, VERIFIED, message("gatekeeper.verified"), context=context,
-        ref_content=source.content, **where,
+        ref_compact=source.compact, **where,
     )  # fmt: skip
 
 

@@ -41,12 +41,12 @@ from diagnosis.evaluation_layers import (
     VerifierEvaluation,
 )
 from diagnosis.messages import message
+from judge.facts import extract_facts, service_of
 
 from .aiops import aiops_rule_evaluation
 from .composer import composer_output
 from .config import EvaluationConfig
 from .executor_output import VALID, executor_output_parse
-from .facts import extract_facts, service_of
 from .gatekeeper import EXCERPT_MISMATCH, REF_FROM_FAILED_CALL, REF_NOT_FOUND, gatekeeper_check, gatekeeper_result
 from .judges import Judge
 from .rules import rule_evaluation

@@ -29,10 +29,10 @@ from typing import Any
 from core.text import compact
 from diagnosis.constants import ClaimBand, ClaimDecider, VerifierVerdict
 from diagnosis.messages import Message, message
+from judge.facts import evidence_text, extract_facts, fact_check
 
 from .config import VerifierThresholds
 from .executor_output import Claim
-from .facts import evidence_text, extract_facts, fact_check
 from .gatekeeper import NO_EVIDENCE as GATE_NO_EVIDENCE
 from .gatekeeper import VERIFIED, CheckedBinding
 from .judges import CONTRADICTED, NO_EVIDENCE, SUPPORTED, UNSUPPORTED, Judge, JudgeInput
@@ -101,7 +101,7 @@ def _claim_verify(*, claim: Claim, bindings: list[CheckedBinding], judge: Judge,
     evidence = evidence_text(context)
     # A name (service, pod, host) counts as stated when the cited ref names it anywhere, or its
     # source does (loki://order-service): the excerpt's sentence rarely repeats the subject.
-    sources = compact(" ".join(f"{b.source} {b.ref_content}" for b in verified))
+    sources = "".join(dict.fromkeys(b.ref_compact for b in verified))
     facts: list[dict[str, Any]] = []
     for fact in extract_facts(claim.text):
         status, values = fact_check(fact, evidence) if verified else ("ABSENT", [])

@@ -107,3 +107,25 @@ def session(
         previous_round=previous_round,
         previous_evidence_fingerprint=previous_fingerprint,
     )
+
+
+class ScriptedJudge:
+    """Decides each claim by its text, for tests of what the verifier does with the verdicts (the
+    session verdict, attribution, composer), not of the judge itself (tests/judge, the gate)."""
+
+    name = "deterministic"
+
+    def __init__(self, verdicts: dict[str, str]) -> None:
+        self.verdicts = verdicts
+
+    def close(self) -> None:
+        pass
+
+    def judge(self, item):
+        from diagnosis.messages import message
+        from diagnosis.services.producers.judges import Judgement
+        from diagnosis.services.producers.judges.base import band_of
+
+        verdict = self.verdicts[item.text]
+        why = message("judge.nothing_aligned")
+        return Judgement(verdict, why, self.name, band=band_of(verdict), reasons=(why,))

@@ -1,4 +1,4 @@
-"""The cascade: deterministic first, the LLM (an httpx MockTransport, never a network) only for unaligned claims."""
+"""The cascade: deterministic first, the LLM (an httpx MockTransport, never a network) only for the undecided band."""
 
 import json
 
@@ -6,8 +6,10 @@ import httpx
 import pytest
 from django.core.cache import cache
 
+from diagnosis.constants import ClaimBand
+from diagnosis.messages import message
 from diagnosis.services.evaluation_config import evaluation_config, evaluation_config_reset, evaluation_judge
-from diagnosis.services.producers.judges import CascadeJudge, DeterministicJudge, LLMJudge, judge_build
+from diagnosis.services.producers.judges import CascadeJudge, DeterministicJudge, Judgement, LLMJudge, judge_build
 
 from .builders import claim, evaluate, executor, layer_of, retrieval, session
 
@@ -30,12 +32,29 @@ def llm_calls():
     cache.clear()
 
 
-def cascade(transport) -> CascadeJudge:
-    deterministic = DeterministicJudge()
+class Banded:
+    """A first judge whose band per claim is given: the cascade's rule is what is under test."""
+
+    name = "deterministic"
+
+    def __init__(self, bands: dict[str, ClaimBand]) -> None:
+        self.bands = bands
+
+    def close(self) -> None:
+        pass
+
+    def judge(self, item) -> Judgement:
+        band = self.bands[item.claim_id]
+        why = message("judge.nothing_aligned")
+        return Judgement(band.verdict, why, self.name, p_supported=0.42, p_contradicted=0.07, band=band, reasons=(why,))
+
+
+def cascade(transport, bands: dict[str, ClaimBand]) -> CascadeJudge:
+    first = Banded(bands)
     llm = LLMJudge(
         base_url="http://llm.test/v1",
         model="m",
-        fallback=deterministic,
+        fallback=first,
         api_key="",
         timeout=5,
         retries=0,
@@ -44,65 +63,51 @@ def cascade(transport) -> CascadeJudge:
         cache_seconds=60,
         transport=transport,
     )
-    return CascadeJudge(first=deterministic, second=llm)
+    return CascadeJudge(first=first, second=llm)
 
 
-def layer_for(judge, *claims) -> dict:
-    data = session(invocations=[retrieval("inv-1", EVIDENCE)], executor_output=executor(*claims))
+BANDS = {"s": ClaimBand.SUPPORTED, "x": ClaimBand.CONTRADICTED, "n": ClaimBand.UNSUPPORTED, "u": ClaimBand.UNDECIDED}
+CLAIMS = [claim(name, f"checkout-api 调用 payment-service 超时 {name}", ("inv-1#1", "共 1,204 次")) for name in BANDS]
+
+
+def layer_for(judge) -> dict:
+    data = session(invocations=[retrieval("inv-1", EVIDENCE)], executor_output=executor(*CLAIMS))
     return layer_of(evaluate(data, judge=judge), "verifier_evaluation")
 
 
-def test_only_unaligned_claims_go_to_the_llm(llm_calls):
+def test_only_undecided_claims_go_to_the_llm(llm_calls):
     calls, transport = llm_calls
-    supported = claim(
-        "s", "checkout-api 调用 payment-service 超时", ("inv-1#1", "checkout-api 调用 payment-service 超时")
-    )
-    conflict = claim("x", "checkout-api 调用 payment-service 超时，共 2,000 次", ("inv-1#1", "共 1,204 次"))
-    unaligned = claim(
-        "u", "payment-service 的数据库慢查询导致超时", ("inv-1#1", "checkout-api 调用 payment-service 超时")
-    )
 
-    layer = layer_for(cascade(transport), supported, conflict, unaligned)
+    layer = layer_for(cascade(transport, BANDS))
 
     checks = {c["claimId"]: c for c in layer["claim_checks"]}
-    assert (checks["s"]["verdict"], checks["s"]["judge"], checks["s"]["escalated"]) == (
-        "SUPPORTED",
-        "deterministic",
-        False,
-    )
-    assert (checks["x"]["verdict"], checks["x"]["judge"]) == ("CONTRADICTED", "deterministic")
-    assert (checks["u"]["verdict"], checks["u"]["judge"], checks["u"]["escalated"]) == ("SUPPORTED", "llm:m", True)
-    assert "the model read it so" in checks["u"]["rationale"]
-    assert "escalated by the deterministic judge: not in the evidence" in checks["u"]["rationale"]
-    assert len(calls) == 1 and "数据库慢查询" in calls[0]["messages"][1]["content"]
+    for name in ("s", "x", "n"):
+        assert (checks[name]["judge"], checks[name]["decided_by"], checks[name]["escalated"]) == (
+            "deterministic", "deterministic", False,
+        )  # fmt: skip
+        assert checks[name]["verdict"] == BANDS[name].verdict
+    undecided = checks["u"]
+    assert (undecided["verdict"], undecided["judge"], undecided["escalated"]) == ("SUPPORTED", "llm:m", True)
+    # The LLM decided; the scores and band that sent it there stay the first judge's.
+    assert (undecided["decided_by"], undecided["band"], undecided["p_supported"]) == ("llm", "undecided", 0.42)
+    assert "the model read it so" in undecided["rationale"]
+    assert "escalated by the deterministic judge" in undecided["rationale"]
+    assert len(calls) == 1 and "超时 u" in calls[0]["messages"][1]["content"]
     assert layer["judge"] == {
         "name": "cascade", "fallback_claims": [], "llm_claims": ["u"], "llm_count": 1, "escalated_claims": ["u"],
     }  # fmt: skip
-
-
-def test_the_claim_check_row_records_the_deciding_judge(llm_calls):
-    _, transport = llm_calls
-    unaligned = claim(
-        "u", "payment-service 的数据库慢查询导致超时", ("inv-1#1", "checkout-api 调用 payment-service 超时")
-    )
-    data = session(invocations=[retrieval("inv-1", EVIDENCE)], executor_output=executor(unaligned))
-
-    (result,) = evaluate(data, judge=cascade(transport)).claim_results
-
-    assert result.judge == "llm:m" and "[escalated by the deterministic judge" in result.rationale
 
 
 def test_an_unreachable_llm_leaves_the_deterministic_verdict(llm_calls):
     def down(request: httpx.Request) -> httpx.Response:
         raise httpx.ConnectError("refused", request=request)
 
-    unaligned = claim(
-        "u", "payment-service 的数据库慢查询导致超时", ("inv-1#1", "checkout-api 调用 payment-service 超时")
-    )
-    layer = layer_for(cascade(httpx.MockTransport(down)), unaligned)
+    layer = layer_for(cascade(httpx.MockTransport(down), BANDS))
 
-    check = layer["claim_checks"][0]
-    assert (check["verdict"], check["judge"]) == ("UNSUPPORTED", "deterministic(llm-fallback)")
+    check = {c["claimId"]: c for c in layer["claim_checks"]}["u"]
+    assert (check["verdict"], check["judge"], check["decided_by"]) == (
+        "UNSUPPORTED", "deterministic(llm-fallback)", "deterministic",
+    )  # fmt: skip
     assert layer["judge"]["llm_count"] == 1 and layer["judge"]["fallback_claims"] == ["u"]
 
 

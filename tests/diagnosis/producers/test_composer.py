@@ -2,7 +2,7 @@
 
 import pytest
 
-from .builders import claim, evaluate, executor, inv, layer_of, retrieval, session
+from .builders import ScriptedJudge, claim, evaluate, executor, inv, layer_of, retrieval, session
 
 ZH_KB = "order-service 的数据库连接池耗尽，请求排队超时并返回 5xx。错误率升至 35%。"
 EN_KB = "When the order-service database connection pool is exhausted, requests queue and time out with 5xx."
@@ -31,8 +31,15 @@ def compose(language: str, *keys: str, executor_output=None) -> dict:
     claims = ZH if language == "zh" else EN
     output = executor_output if executor_output is not None else executor(*(claims[k] for k in keys))
     query = "订单服务为什么报错？" if language == "zh" else "Why does the order service fail?"
-    result = evaluate(session(invocations=INVOCATIONS, executor_output=output, query=query))
+    result = evaluate(session(invocations=INVOCATIONS, executor_output=output, query=query), judge=SCRIPT)
     return layer_of(result, "verifier_evaluation")["composer_output"]
+
+
+# What the composer does with each verdict is under test, not the judge: the verdicts are given.
+SCRIPT = ScriptedJudge(
+    {ZH["ok"]["text"]: "SUPPORTED", EN["ok"]["text"]: "SUPPORTED", ZH["weak"]["text"]: "UNSUPPORTED",
+     EN["weak"]["text"]: "UNSUPPORTED", ZH["wrong"]["text"]: "CONTRADICTED", EN["wrong"]["text"]: "CONTRADICTED"}
+)  # fmt: skip
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,7 @@
 import pytest
 
 from core.text import negated_terms, tokens
-from diagnosis.services.producers.facts import evidence_text, extract_facts, fact_check
+from judge.facts import evidence_text, extract_facts, fact_check
 
 
 def facts_of(text: str) -> set[tuple[str, object]]:

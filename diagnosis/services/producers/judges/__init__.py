@@ -1,20 +1,16 @@
 """Judges: does the verified evidence entail one claim? One small protocol, three implementations.
 
-- `DeterministicJudge` (deterministic.py): alignment-based entailment, offline (see its docstring);
+- `DeterministicJudge` (deterministic.py): the `judge` package's calibrated decision, offline;
 - `LLMJudge` (llm.py): an OpenAI-compatible endpoint, the deterministic judge as fallback;
-- `CascadeJudge` (cascade.py): deterministic first, the LLM judge only for unaligned claims.
+- `CascadeJudge` (cascade.py): deterministic first, the LLM judge only for the undecided band.
 `judge_build` builds the configured one (`services.evaluation_config.evaluation_judge` keeps one per process).
 """
 
 from .base import (
-    ALIGNED,
-    CONFLICT,
     CONTRADICTED,
     JUDGE_VERDICTS,
     NO_EVIDENCE,
-    STRUCTURE,
     SUPPORTED,
-    UNALIGNED,
     UNSUPPORTED,
     Judge,
     JudgeInput,
@@ -26,7 +22,6 @@ from .factory import JUDGE_CHOICES, judge_build
 from .llm import LLMJudge
 
 __all__ = [
-    "ALIGNED", "CONFLICT", "CONTRADICTED", "JUDGE_CHOICES", "JUDGE_VERDICTS", "NO_EVIDENCE", "STRUCTURE", "SUPPORTED",
-    "UNALIGNED", "UNSUPPORTED", "CascadeJudge", "DeterministicJudge", "Judge", "JudgeInput", "Judgement", "LLMJudge",
-    "judge_build",
+    "CONTRADICTED", "JUDGE_CHOICES", "JUDGE_VERDICTS", "NO_EVIDENCE", "SUPPORTED", "UNSUPPORTED", "CascadeJudge",
+    "DeterministicJudge", "Judge", "JudgeInput", "Judgement", "LLMJudge", "judge_build",
 ]  # fmt: skip

@@ -5,8 +5,7 @@ from typing import Any, Protocol
 
 from diagnosis.constants import ClaimBand, ClaimDecider, ClaimVerdict
 from diagnosis.messages import Message
-
-from ..facts import EvidenceText
+from judge.facts import EvidenceText
 
 SUPPORTED = ClaimVerdict.SUPPORTED
 UNSUPPORTED = ClaimVerdict.UNSUPPORTED
@@ -19,13 +18,6 @@ MAX_REASONS = 3  # reasons stored per claim
 def band_of(verdict: str) -> ClaimBand:
     """The band a verdict stands for when no scores drew the bands (the LLM judge, the rules)."""
     return {SUPPORTED: ClaimBand.SUPPORTED, CONTRADICTED: ClaimBand.CONTRADICTED}.get(verdict, ClaimBand.UNSUPPORTED)
-
-
-# Why the deterministic judge decided: the cascade escalates only UNALIGNED.
-ALIGNED = "aligned"  # every unit aligned, structure agrees
-UNALIGNED = "unaligned"  # some claim unit has no counterpart in the evidence
-STRUCTURE = "structure"  # aligned, but the evidence hedges, only failed to find, or says less
-CONFLICT = "conflict"  # a located conflict (other value, direction, negation, antonym, roles)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,11 +39,10 @@ class Judgement:
     judge: str
     fallback_reason: str = ""
     cached: bool = False
-    basis: str = ""  # ALIGNED | UNALIGNED | STRUCTURE | CONFLICT for the deterministic judge
     escalated: bool = False  # the cascade sent this claim to the LLM judge
     p_supported: float | None = None  # calibrated, when a model scored the claim
     p_contradicted: float | None = None
-    band: ClaimBand | None = None  # None: the band of the verdict
+    band: ClaimBand | None = None  # None: the band of the verdict (the cascade escalates UNDECIDED)
     decided_by: ClaimDecider = ClaimDecider.DETERMINISTIC
     reasons: tuple[Message, ...] = ()  # the strongest first, at most MAX_REASONS
 

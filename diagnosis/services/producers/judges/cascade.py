@@ -1,16 +1,18 @@
-"""Cascade: the deterministic judge first; the LLM judge only for what it could not align."""
+"""Cascade: the deterministic judge first; the LLM judge only for the claims it left undecided."""
 
 from dataclasses import replace
 
+from diagnosis.constants import ClaimBand
 from diagnosis.messages import message
 
-from .base import UNALIGNED, UNSUPPORTED, Judge, JudgeInput, Judgement
+from .base import Judge, JudgeInput, Judgement
 
 
 class CascadeJudge:
-    """`first` decides; a claim it leaves UNSUPPORTED because some unit did not align goes to
-    `second`. Located conflicts, hedged or failed-search evidence and supported claims never do.
-    The rationale of an escalated claim keeps both judges' words."""
+    """`first` decides; a claim whose calibrated scores fall in the undecided band (between the
+    UNSUPPORTED and the SUPPORTED thresholds) goes to `second`. Clear verdicts, located conflicts
+    included, never do. The rationale of an escalated claim keeps both judges' words, and its
+    stored scores and band stay the first judge's: they are why it was escalated."""
 
     name = "cascade"
 
@@ -24,14 +26,13 @@ class CascadeJudge:
 
     def judge(self, item: JudgeInput) -> Judgement:
         first = self.first.judge(item)
-        if first.verdict != UNSUPPORTED or first.basis != UNALIGNED:
+        if first.claim_band != ClaimBand.UNDECIDED:
             return first
         second = self.second.judge(item)
         return replace(
             second,
             message=message("judge.escalated", rationale=second.message, judge=first.judge, first=first.message),
             escalated=True,
-            # The first judge's scores and band stay: they are why the claim was escalated.
             p_supported=first.p_supported,
             p_contradicted=first.p_contradicted,
             band=first.claim_band,

@@ -2,7 +2,7 @@
 
 `EvaluationConfig.judge` (`SELFEVAL_JUDGE`): "deterministic" (default, offline), "llm" (the LLM
 judge for every claim, the deterministic judge as its fallback) or "cascade" (deterministic
-first, the LLM judge only for claims it leaves UNSUPPORTED for unaligned units). The process's
+first, the LLM judge only for the claims it leaves in the undecided band). The process's
 judge is built once from it by `diagnosis.services.evaluation_config.evaluation_judge`.
 """
 

@@ -175,7 +175,6 @@ class LLMJudge:
             message("judge.llm_fallback", reason=reason, judge=fallback.judge, rationale=fallback.message),
             f"{fallback.judge}(llm-fallback)"[:64],
             fallback_reason=reason or "unknown",
-            basis=fallback.basis,
             p_supported=fallback.p_supported,
             p_contradicted=fallback.p_contradicted,
             band=fallback.band,

@@ -3,22 +3,21 @@ modality and roles. Each check yields a `Unit` whose status is aligned, unaligne
 conflict; only a conflict located in the aligned clause (or its sentence) makes CONTRADICTED.
 """
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from diagnosis.messages import Message, message
-
+from .. import cues
+from .. import glossary as g
+from ..alignment import Hit, antonym_hits, qualifiers, same_measure, token_groups, word_hits
+from ..analysis import Clause, Token
+from ..context import CONDITION, DENIAL, FUTURE, OPEN, PAST, PLAN, done, past_tense, ranks
 from ..facts import Fact
-from . import cues
-from . import glossary as g
-from .alignment import Hit, antonym_hits, qualifiers, same_measure, token_groups, word_hits
-from .analysis import Clause, Token
-from .context import CONDITION, DENIAL, FUTURE, OPEN, PAST, PLAN, done, past_tense, ranks
+from ..verdicts import Reason, UnitStatus, reason
 from .order import aligned_ids, predicate
 from .owners import VERSION, antonym_nearer, foreign_owner, owns, verb_owner
+from .units import Unit
 
 if TYPE_CHECKING:
-    from .deterministic import Alignment
+    from ..alignment import Alignment
 
 # Nouns whose value follows them: "namespace prod", "region us-east-1", "版本 v2".
 SLOT_KEYS = frozenset(
@@ -28,32 +27,6 @@ SLOT_KEYS = frozenset(
      "级别", "类型", "镜像", "标签", "分支", "节点", "主机", "首都", "颜色", "语言"}
 )  # fmt: skip
 _NAME_POS = frozenset({"nr", "nrfg", "nrt", "ns", "nt", "nz"})
-
-
-# Units that name a check of the clause rather than a word of the claim (their names are labels).
-CHECK_UNITS = frozenset({"cause", "roles", "quantifier", "modality", "mood", "frequency", "rank"})
-
-
-@dataclass(frozen=True, slots=True)
-class Unit:
-    text: str
-    status: str  # aligned | unaligned | structure | conflict
-    why: Message  # the detail, a `diagnosis.messages` "unit.*" message
-
-    @property
-    def detail(self) -> str:
-        return self.why.text
-
-    def described(self) -> Message:
-        """ "text: detail" """
-        return message("unit.check" if self.text in CHECK_UNITS else "unit.word", text=self.text, detail=self.why)
-
-    def shown(self) -> Message:
-        """ "text: detail" when aligned, else "text: status (detail)" """
-        if self.status == "aligned":
-            return self.described()
-        code = "unit.check_status" if self.text in CHECK_UNITS else "unit.word_status"
-        return message(code, text=self.text, status=self.status, detail=self.why)
 
 
 def _near(hit_clause: Clause, home: Clause | None) -> bool:
@@ -100,13 +73,13 @@ def _scoped(hit: Hit, clause: Clause) -> bool:
 
 
 def _in_negation(token: Token, hit: Hit) -> Unit:
-    return Unit(token.text, "structure", message("unit.in_negation", clause=hit.clause.text))
+    return Unit(token.text, UnitStatus.STRUCTURE, reason("unit.in_negation", clause=hit.clause.text))
 
 
-def _where(hit: Hit) -> Message:
+def _where(hit: Hit) -> Reason:
     if hit.token is not None and hit.shown != hit.how:
-        return message("unit.where", how=hit.how, word=hit.shown)
-    return message("unit.how", how=hit.how)
+        return reason("unit.where", how=hit.how, word=hit.shown)
+    return reason("unit.how", how=hit.how)
 
 
 def unit_check(token: Token, alignment: "Alignment", sources: str) -> Unit:
@@ -116,7 +89,7 @@ def unit_check(token: Token, alignment: "Alignment", sources: str) -> Unit:
         unit = _value(token, alignment)
     else:
         unit = _word(token, alignment, sources)
-    if unit.status != "aligned":
+    if unit.status != UnitStatus.ALIGNED:
         return unit
     return _only_unstated(token, alignment) or _other_statement(token, alignment) or unit
 
@@ -136,7 +109,9 @@ def _only_unstated(token: Token, alignment: "Alignment") -> Unit | None:
     ):
         return None
     return Unit(
-        token.text, "structure", message("unit.only_unstated", mood=hits[0].clause.mood, clause=hits[0].clause.text)
+        token.text,
+        UnitStatus.STRUCTURE,
+        reason("unit.only_unstated", mood=hits[0].clause.mood, clause=hits[0].clause.text),
     )
 
 
@@ -179,8 +154,8 @@ def _other_statement(token: Token, alignment: "Alignment") -> Unit | None:
         own = next((t for n, t in enumerate(home.tokens) if id(t) not in aligned and _act(home.tokens, n)), None)
         if own is None:
             return None
-        why = message("unit.verb_elsewhere", clause=home.text, own=own.text, word=token.text)
-        return Unit(token.text, "structure", why)
+        why = reason("unit.verb_elsewhere", clause=home.text, own=own.text, word=token.text)
+        return Unit(token.text, UnitStatus.STRUCTURE, why)
     if predicate(token):
         return None
 
@@ -208,7 +183,7 @@ def _other_statement(token: Token, alignment: "Alignment") -> Unit | None:
     )
     if foreign is None:
         return None
-    return Unit(token.text, "structure", message("unit.other_clause", clause=other.text, word=foreign.text))
+    return Unit(token.text, UnitStatus.STRUCTURE, reason("unit.other_clause", clause=other.text, word=foreign.text))
 
 
 def _word(token: Token, alignment: "Alignment", sources: str) -> Unit:
@@ -226,38 +201,40 @@ def _word(token: Token, alignment: "Alignment", sources: str) -> Unit:
         mine = {id(h.token) for hits in alignment.hits.values() for h in hits}
         rival = next((a for a in antonyms if not _polarity_agrees(token, a, clause) and id(a.token) not in mine), None)
         if hit.how != "antonym" and rival is not None and antonym_nearer(rival, hit, alignment):
-            why = message("unit.antonym_nearby", word=rival.shown, clause=rival.clause.text)
-            return Unit(token.text, "conflict", why)
+            why = reason("unit.antonym_nearby", word=rival.shown, clause=rival.clause.text)
+            return Unit(token.text, UnitStatus.CONFLICT, why)
         searched = hit.negated == "search" or any(t.negated == "search" for t in hit.clause.tokens)
         if token.negated and searched and not any(t.lemma in g.SEARCH_WORDS for t in clause.tokens):
-            return Unit(token.text, "structure", message("unit.failed_search", clause=hit.clause.text))
-        return _role(token, hit, clause) or Unit(token.text, "aligned", _where(hit))
+            return Unit(token.text, UnitStatus.STRUCTURE, reason("unit.failed_search", clause=hit.clause.text))
+        return _role(token, hit, clause) or Unit(token.text, UnitStatus.ALIGNED, _where(hit))
     opposed = [h for h in hits + antonyms if _near(h.clause, home)]
     if opposed:
         hit = opposed[0]
         if hit.how == "antonym":
-            return Unit(token.text, "conflict", message("unit.antonym_states", clause=hit.clause.text, word=hit.shown))
+            return Unit(
+                token.text, UnitStatus.CONFLICT, reason("unit.antonym_states", clause=hit.clause.text, word=hit.shown)
+            )
         if token.head or hit.head:
             said = "denies" if hit.negated else "affirms"
-            return Unit(token.text, "conflict", message("unit.negation", said=said, clause=hit.clause.text))
+            return Unit(token.text, UnitStatus.CONFLICT, reason("unit.negation", said=said, clause=hit.clause.text))
     if hits:
-        return Unit(token.text, "unaligned", message("unit.opposite_polarity"))
+        return Unit(token.text, UnitStatus.UNALIGNED, reason("unit.opposite_polarity"))
     if "-" in token.text and token.text.replace("-", "") in sources:
-        return Unit(token.text, "aligned", message("unit.named_by_ref"))
+        return Unit(token.text, UnitStatus.ALIGNED, reason("unit.named_by_ref"))
     if token_groups(token) & g.SYNONYM_GROUPS["because"] and alignment.causal:
-        return Unit(token.text, "aligned", message("unit.causal_link"))
+        return Unit(token.text, UnitStatus.ALIGNED, reason("unit.causal_link"))
     converse = g.CONVERSE_OF.get(token.lemma)
     if converse and home is not None and any(t.lemma == converse for t in home.tokens):
         if sum(1 for t in clause.tokens if t.identifier or t.pos in _NAME_POS) >= 2:
-            return Unit(token.text, "aligned", message("unit.converse", word=converse))
-        return Unit(token.text, "conflict", message("unit.antonym_states", clause=home.text, word=converse))
+            return Unit(token.text, UnitStatus.ALIGNED, reason("unit.converse", word=converse))
+        return Unit(token.text, UnitStatus.CONFLICT, reason("unit.antonym_states", clause=home.text, word=converse))
     direction = _direction(token, alignment)
     if direction is not None:
         return direction
     slot = _slot(token, alignment)
     if slot is not None:
         return slot
-    return Unit(token.text, "unaligned", message("unit.not_in_evidence"))
+    return Unit(token.text, UnitStatus.UNALIGNED, reason("unit.not_in_evidence"))
 
 
 def _next_content(tokens: list[Token], at: int, step: int) -> Token | None:
@@ -314,8 +291,8 @@ def _substituted(token: Token, alignment: "Alignment") -> Unit | None:
             or (_rank_word(token) and other.text not in g.ANTONYM_OF.get(token.text, ()))
         ):
             continue  # "oldest city" / "largest city": two ranks on two scales, not one slot
-        why = message("unit.says_phrase", words=f"{other.text} {hit.token.text}", clause=home.text)
-        return Unit(token.text, "conflict", why)
+        why = reason("unit.says_phrase", words=f"{other.text} {hit.token.text}", clause=home.text)
+        return Unit(token.text, UnitStatus.CONFLICT, why)
     return None
 
 
@@ -388,34 +365,36 @@ def _role(token: Token, hit: Hit, clause: Clause) -> Unit | None:
     mine = clause.tokens.index(token)
     choice = _alternative(hit.clause.tokens, at)
     if choice and not _alternative(clause.tokens, mine):
-        return Unit(token.text, "structure", message("unit.alternative", clause=hit.clause.text))
+        return Unit(token.text, UnitStatus.STRUCTURE, reason("unit.alternative", clause=hit.clause.text))
     if token.kind == "value":
         if _total(hit.clause.tokens, at) and not _total(clause.tokens, mine):
-            return Unit(token.text, "structure", message("unit.total", clause=hit.clause.text))
+            return Unit(token.text, UnitStatus.STRUCTURE, reason("unit.total", clause=hit.clause.text))
         wanted, stated = _preposition(clause.tokens, mine), _preposition(hit.clause.tokens, at)
         if wanted and stated and frozenset((wanted, stated)) in cues.OPPOSITE_CLASSES:
-            why = message("unit.another_role", stated=stated, wanted=wanted, clause=hit.clause.text)
-            return Unit(token.text, "conflict", why)
+            why = reason("unit.another_role", stated=stated, wanted=wanted, clause=hit.clause.text)
+            return Unit(token.text, UnitStatus.CONFLICT, why)
         return None
     before = [t for t in hit.clause.tokens[max(0, at - 2) : at] if t.kind != "value"]
     if any(t.text in cues.ATTENUATORS for t in before) and not any(
         t.text in cues.ATTENUATORS for t in clause.tokens[max(0, mine - 2) : mine]
     ):
         said = next(t.text for t in before if t.text in cues.ATTENUATORS)
-        why = message("unit.says_phrase", words=f"{said} {hit.token.text}", clause=hit.clause.text)
-        return Unit(token.text, "conflict", why)
+        why = reason("unit.says_phrase", words=f"{said} {hit.token.text}", clause=hit.clause.text)
+        return Unit(token.text, UnitStatus.CONFLICT, why)
     share = _share(hit.clause.tokens, at)
     if share is not None and not any(t.fact is not None and t.fact.family == "percent" for t in clause.tokens):
-        return Unit(token.text, "structure", message("unit.share_only", share=share.text, clause=hit.clause.text))
+        return Unit(
+            token.text, UnitStatus.STRUCTURE, reason("unit.share_only", share=share.text, clause=hit.clause.text)
+        )
     wanted, stated = _preposition(clause.tokens, mine), _preposition(hit.clause.tokens, at)
     if not wanted or not stated or wanted == stated:
         return None
     if frozenset((wanted, stated)) in cues.OPPOSITE_CLASSES:
-        why = message("unit.another_role", stated=stated, wanted=wanted, clause=hit.clause.text)
-        return Unit(token.text, "conflict", why)
+        why = reason("unit.another_role", stated=stated, wanted=wanted, clause=hit.clause.text)
+        return Unit(token.text, UnitStatus.CONFLICT, why)
     if wanted in _PLACES and stated in _PLACES:
-        why = message("unit.another_place", clause=hit.clause.text, stated=stated, wanted=wanted)
-        return Unit(token.text, "structure", why)
+        why = reason("unit.another_place", clause=hit.clause.text, stated=stated, wanted=wanted)
+        return Unit(token.text, UnitStatus.STRUCTURE, why)
     return None
 
 
@@ -437,14 +416,16 @@ def _direction(token: Token, alignment: "Alignment") -> Unit | None:
         for t in clause.tokens:
             groups = token_groups(t)
             if groups & g.SYNONYM_GROUPS["increase" if down else "decrease"]:
-                return Unit(token.text, "conflict", message("unit.direction_says", clause=clause.text, word=t.text))
+                return Unit(
+                    token.text, UnitStatus.CONFLICT, reason("unit.direction_says", clause=clause.text, word=t.text)
+                )
         for source, target in clause.pairs:
             if source.fact and target.fact and same_measure(source.fact, target.fact):
                 rising = float(target.fact.value) > float(source.fact.value)
                 move = {"source": source.text, "target": target.text}
                 if rising == up:
-                    return Unit(token.text, "aligned", message("unit.direction_of", **move))
-                return Unit(token.text, "conflict", message("unit.direction_goes", **move))
+                    return Unit(token.text, UnitStatus.ALIGNED, reason("unit.direction_of", **move))
+                return Unit(token.text, UnitStatus.CONFLICT, reason("unit.direction_goes", **move))
     return None
 
 
@@ -460,8 +441,8 @@ def _slot(token: Token, alignment: "Alignment") -> Unit | None:
         following = hit.clause.tokens[hit.clause.tokens.index(hit.token) + 1 :]
         value = next((t for t in following if t.content), None)
         if value is not None and _name_like(value):
-            why = message("unit.slot_value", key=key.text, value=value.text, clause=hit.clause.text)
-            return Unit(token.text, "conflict", why)
+            why = reason("unit.slot_value", key=key.text, value=value.text, clause=hit.clause.text)
+            return Unit(token.text, UnitStatus.CONFLICT, why)
     return None
 
 
@@ -485,26 +466,30 @@ def _entity(token: Token, alignment: "Alignment", sources: str) -> Unit:
                 and other.fact.value not in claimed
                 and _same_kind(token.fact, other.fact)
             ):
-                why = message("unit.elsewhere_only", other=other.text, clause=home.text)
-                return Unit(token.text, "structure", why)
+                why = reason("unit.elsewhere_only", other=other.text, clause=home.text)
+                return Unit(token.text, UnitStatus.STRUCTURE, why)
     if hits and _version_event(token, hits, alignment):
         hit = hits[0]
-        return Unit(token.text, "structure", message("unit.another_event", clause=hit.clause.text))
+        return Unit(token.text, UnitStatus.STRUCTURE, reason("unit.another_event", clause=hit.clause.text))
     if hits:
         bound = [verb_owner(h, token, alignment) for h in hits]
         if all(bound):
-            return Unit(token.text, "unaligned", message("unit.value_of", owner=bound[0], clause=hits[0].clause.text))
-        return Unit(token.text, "aligned", _where(next(h for h, b in zip(hits, bound, strict=True) if not b)))
+            return Unit(
+                token.text, UnitStatus.UNALIGNED, reason("unit.value_of", owner=bound[0], clause=hits[0].clause.text)
+            )
+        return Unit(token.text, UnitStatus.ALIGNED, _where(next(h for h, b in zip(hits, bound, strict=True) if not b)))
     assert token.fact is not None
     if token.fact.value.replace("-", "").replace("_", "") in sources:
-        return Unit(token.text, "aligned", message("unit.named_by_ref"))
+        return Unit(token.text, UnitStatus.ALIGNED, reason("unit.named_by_ref"))
     home = alignment.home
     claimed = {t.fact.value for t in alignment.clause.tokens if t.identifier}
     if home is not None:
         for other in home.tokens:
             if other.identifier and other.fact.value not in claimed and _same_kind(token.fact, other.fact):
-                return Unit(token.text, "conflict", message("unit.another_entity", other=other.text, clause=home.text))
-    return Unit(token.text, "unaligned", message("unit.not_in_evidence"))
+                return Unit(
+                    token.text, UnitStatus.CONFLICT, reason("unit.another_entity", other=other.text, clause=home.text)
+                )
+    return Unit(token.text, UnitStatus.UNALIGNED, reason("unit.not_in_evidence"))
 
 
 def _version_event(token: Token, hits: list[Hit], alignment: "Alignment") -> bool:
@@ -573,11 +558,11 @@ def _value(token: Token, alignment: "Alignment") -> Unit:
             and token.fact is not None
             and token.fact.kind in {"quantity", "number"}
         ):
-            return Unit(token.text, "structure", message("unit.bounds_only", clause=hit.clause.text))
-        return _role(token, hit, clause) or Unit(token.text, "aligned", _where(hit))
+            return Unit(token.text, UnitStatus.STRUCTURE, reason("unit.bounds_only", clause=hit.clause.text))
+        return _role(token, hit, clause) or Unit(token.text, UnitStatus.ALIGNED, _where(hit))
     if good and _near(good[0].clause, home):
         said = "denies" if good[0].negated else "affirms"
-        return Unit(token.text, "conflict", message("unit.negation", said=said, clause=good[0].clause.text))
+        return Unit(token.text, UnitStatus.CONFLICT, reason("unit.negation", said=said, clause=good[0].clause.text))
     for rival in alignment.rivals[id(token)]:
         if rival.clause.mood == PAST and not past_tense(clause.tokens):
             continue  # "was previously 2%; it is now 12%": a past value does not hold the present's slot
@@ -588,18 +573,20 @@ def _value(token: Token, alignment: "Alignment") -> Unit:
             and not foreign_owner(rival, token, alignment, verbs=False)
             and owns(rival, token, alignment)
         ):
-            why = message("unit.other_value", value=rival.shown, clause=rival.clause.text)
-            return Unit(token.text, "conflict", why)
+            why = reason("unit.other_value", value=rival.shown, clause=rival.clause.text)
+            return Unit(token.text, UnitStatus.CONFLICT, why)
     if token.fact is not None and token.fact.value == 0 and home is not None:
         zeroed = [t for t in clause.tokens if t.negated == "zero"]
         if zeroed and all(any(h.negated for h in alignment.hits[id(t)]) for t in zeroed):
-            return Unit(token.text, "aligned", message("unit.zero_absence"))
+            return Unit(token.text, UnitStatus.ALIGNED, reason("unit.zero_absence"))
     if hits:
         owner = owners[id(hits[0])] or ", ".join(sorted(f.value for f in hits[0].clause.entities))
         if not owner:
-            return Unit(token.text, "unaligned", message("unit.stated_for_other", clause=hits[0].clause.text))
-        return Unit(token.text, "unaligned", message("unit.stated_for", owner=owner, clause=hits[0].clause.text))
-    return Unit(token.text, "unaligned", message("unit.not_in_evidence"))
+            return Unit(token.text, UnitStatus.UNALIGNED, reason("unit.stated_for_other", clause=hits[0].clause.text))
+        return Unit(
+            token.text, UnitStatus.UNALIGNED, reason("unit.stated_for", owner=owner, clause=hits[0].clause.text)
+        )
+    return Unit(token.text, UnitStatus.UNALIGNED, reason("unit.not_in_evidence"))
 
 
 def clause_checks(alignment: "Alignment") -> list[Unit]:
@@ -612,9 +599,9 @@ def clause_checks(alignment: "Alignment") -> list[Unit]:
     siblings = {id(h.clause): h.clause for hits in alignment.hits.values() for h in hits if h.clause in sentence}
     qualified = next((c for c in siblings.values() if c is not home and c.quantifier in {"most", "few"}), None)
     if qualified is not None and clause.quantifier not in {"most", "few"} and not units:
-        units.append(Unit("quantifier", "structure", message("unit.qualifies", clause=qualified.text)))
+        units.append(Unit("quantifier", UnitStatus.STRUCTURE, reason("unit.qualifies", clause=qualified.text)))
     if home.hedged and not clause.hedged:
-        units.append(Unit("modality", "structure", message("unit.hedges", clause=home.text)))
+        units.append(Unit("modality", UnitStatus.STRUCTURE, reason("unit.hedges", clause=home.text)))
     if (
         home.mood
         and home.mood != clause.mood
@@ -622,21 +609,21 @@ def clause_checks(alignment: "Alignment") -> list[Unit]:
         and not (home.mood == PAST and past_tense(clause.tokens))
         and not (home.mood == FUTURE and not done(clause.tokens))
     ):
-        units.append(Unit("mood", "structure", message("unit.mood", mood=home.mood, clause=home.text)))
+        units.append(Unit("mood", UnitStatus.STRUCTURE, reason("unit.mood", mood=home.mood, clause=home.text)))
     universal = (clause.quantifier == "all" or clause.period) and not any(t.text in cues.EXCEPT for t in clause.tokens)
     if universal and any(t.text in cues.EXCEPT for c in sentence for t in c.tokens):  # "every day except Mondays"
-        units.append(Unit("quantifier", "conflict", message("unit.exception", clause=home.text)))
+        units.append(Unit("quantifier", UnitStatus.CONFLICT, reason("unit.exception", clause=home.text)))
     if clause.period is not None:
         stated = [c.period for c in sentence if c.period is not None]
         if not stated:
-            units.append(Unit("frequency", "structure", message("unit.no_frequency", clause=home.text)))
+            units.append(Unit("frequency", UnitStatus.STRUCTURE, reason("unit.no_frequency", clause=home.text)))
         elif not any(abs(p - clause.period) <= 0.01 * clause.period for p in stated):
-            units.append(Unit("frequency", "conflict", message("unit.other_frequency", clause=home.text)))
+            units.append(Unit("frequency", UnitStatus.CONFLICT, reason("unit.other_frequency", clause=home.text)))
     stated_ranks = [r for c in sentence for r in ranks(c.tokens)]
     for head, rank in ranks(clause.tokens):
         others = sorted({r for h, r in stated_ranks if h == head})
         if others and rank not in others:
-            units.append(Unit("rank", "conflict", message("unit.rank", head=head, rank=rank, other=others[0])))
+            units.append(Unit("rank", UnitStatus.CONFLICT, reason("unit.rank", head=head, rank=rank, other=others[0])))
     return units
 
 
@@ -651,18 +638,28 @@ def _quantifier(clause: Clause, home: Clause) -> list[Unit]:
     status = None
     if want == "none":
         if not _negative(home):
-            status = "conflict" if have in {"all", "most", "some"} else "structure" if not have else None
+            status = (
+                UnitStatus.CONFLICT if have in {"all", "most", "some"} else UnitStatus.STRUCTURE if not have else None
+            )
     elif want == "all":
-        status = None if have == "all" else "conflict" if have in {"some", "few", "none"} else "structure"
+        status = (
+            None if have == "all" else UnitStatus.CONFLICT if have in {"some", "few", "none"} else UnitStatus.STRUCTURE
+        )
     elif want == "most":
-        status = None if have in {"all", "most"} else "conflict" if have in {"few", "none"} else "structure"
+        status = (
+            None
+            if have in {"all", "most"}
+            else UnitStatus.CONFLICT
+            if have in {"few", "none"}
+            else UnitStatus.STRUCTURE
+        )
     elif want == "some":
-        status = "structure" if have == "all" else None
+        status = UnitStatus.STRUCTURE if have == "all" else None
     elif want == "few":
-        status = None if have == "few" else "structure"
+        status = None if have == "few" else UnitStatus.STRUCTURE
     elif have in {"most", "few"}:
-        status = "structure"  # "mostly on the EU nodes" qualifies what the claim states plainly
+        status = UnitStatus.STRUCTURE  # "mostly on the EU nodes" qualifies what the claim states plainly
     if status is None:
         return []
-    why = message("unit.quantifier", want=want or "it plainly", clause=home.text, have=have or "does not")
+    why = reason("unit.quantifier", want=want or "it plainly", clause=home.text, have=have or "does not")
     return [Unit("quantifier", status, why)]

@@ -16,17 +16,17 @@ Steps, on `text.normalise`d text (NFKC, width, case):
 """
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 
 import cn2an
 
 from core.text import _segmenter, lemma, normalise
 
-from ..facts import Fact, fact_spans
 from . import cues
 from . import glossary as g
+from .clauses import Analysis, Clause, Token
 from .context import moods, period
+from .facts import Fact, fact_spans
 from .scope import scope
 
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -81,52 +81,6 @@ _THE_US = re.compile(r"\bthe us\b(?![\-_])")
 _FRACTION = re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])")  # "0/6 instances healthy"
 _FROM = frozenset({"from", "从", "由"})
 _TO = frozenset({"to", "into", "为", "到", "至", "成", "->", "→", "=>"})
-
-
-@dataclass(slots=True)
-class Token:
-    text: str  # surface, normalised
-    lemma: str  # English lemma, Chinese word, a value's surface
-    kind: str  # "word" | "value" | "neg" | "light"
-    pos: str = ""  # jieba tag for Chinese words, "" otherwise
-    fact: Fact | None = None
-    negated: str = ""  # "" | "neg" | "zero" | "search": what governs this token
-    head: bool = False  # the first token a negation governs (or any zeroed token)
-    scoped: bool = False  # after a negator in its clause (not governed: the judge abstains on it)
-
-    @property
-    def content(self) -> bool:
-        return self.kind in {"word", "value"}
-
-    @property
-    def identifier(self) -> bool:
-        return self.fact is not None and self.fact.kind == "identifier"
-
-
-@dataclass(slots=True)
-class Clause:
-    index: int
-    sentence: tuple[int, int]  # (text, sentence number): clauses of one sentence share it
-    text: str
-    tokens: list[Token]
-    entities: frozenset[Fact] = frozenset()  # identifiers named, own or inherited
-    hedged: bool = False
-    quantifier: str = ""  # "all" | "most" | "some" | "few" | "none" | ""
-    pairs: tuple[tuple[Token, Token], ...] = ()  # from -> to
-    mood: str = ""  # context.moods: "" stated as fact, or a condition, plan or open question
-    period: float | None = None  # context.period: seconds between occurrences ("every 2 years")
-    siblings: tuple["Clause", ...] = ()  # the clauses of its sentence, itself included
-    flat: tuple[Token, ...] = ()  # the tokens of its sentence, in order (shared by the siblings)
-
-    @property
-    def compact(self) -> str:
-        return re.sub(r"[\s\-_]+", "", self.text)
-
-
-@dataclass(frozen=True, slots=True)
-class Analysis:
-    text: str
-    clauses: tuple[Clause, ...]
 
 
 def _cn_number(text: str) -> float | None:
@@ -271,7 +225,10 @@ def _words(chunk: str) -> list[Token]:
         if run[0] >= "\u3400":
             out.extend(_chinese(run))
             continue
-        parts = [run] if "-" in run or any(c.isdigit() for c in run) else [p for p in run.split("_") if p]
+        if any(c.isdigit() for c in run):
+            parts = [run]
+        else:  # "node's" is node, "read-only" and "read_only" are read, only
+            parts = [p for p in re.split(r"[-_]", re.sub(r"'s$|s'$", "", run)) if p]
         for part in parts:
             if part.endswith("n't"):
                 out.append(Token(part, part, "neg"))
@@ -344,10 +301,34 @@ def _posseg():
     return jieba.posseg
 
 
-def _chinese(run: str) -> list[Token]:
-    out: list[Token] = []
+def _words_of(run: str) -> list[tuple[str, str]]:
+    """jieba's words of a Chinese run, a run of single characters it could not place joined into
+    one word (高 / 达 -> 高达, 运 / 维 -> 运维): a unit is a word, never a character of one."""
+    out: list[tuple[str, str]] = []
+    single: list[tuple[str, str]] = []
+
+    def flush() -> None:
+        if len(single) > 1:
+            out.append(("".join(w for w, _ in single), single[-1][1]))
+        else:
+            out.extend(single)
+        single.clear()
+
     for pair in _posseg().lcut(run, HMM=False):
         word, flag = pair.word, pair.flag
+        loose = len(word) == 1 and word >= "\u3400" and word not in g.LIGHT_ZH and word not in g.NEGATORS_ZH
+        if not loose:
+            flush()
+            out.append((word, flag))
+        else:
+            single.append((word, flag))
+    flush()
+    return out
+
+
+def _chinese(run: str) -> list[Token]:
+    out: list[Token] = []
+    for word, flag in _words_of(run):
         for piece in _split_negation(word):
             if piece in g.NEGATORS_ZH:
                 out.append(Token(piece, piece, "neg", pos=flag))

@@ -10,9 +10,8 @@ matches as the judge matches it (30 s == 30000 ms, 5xx by 503), a word by lemma 
 import re
 from dataclasses import dataclass
 
-from .alignment import Hit, qualifiers, value_hits, word_hits
+from .alignment import Hit, content_units, qualifiers, value_hits, word_hits
 from .analysis import Analysis, Clause, Token, analyse
-from .deterministic import content_units
 
 
 @dataclass(frozen=True, slots=True)

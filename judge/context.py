@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from . import cues as c
 
 if TYPE_CHECKING:
-    from .analysis import Clause, Token
+    from .clauses import Clause, Token
 
 CONDITION = "a condition"
 PLAN = "a plan, belief, expectation or instruction"
@@ -60,20 +60,31 @@ def _future(tokens: Sequence["Token"]) -> bool:
             t.text in c.FUTURE_EN and not (nxt is not None and nxt.text == "to")
         ):
             return True  # "expires in 14 days", not "finished in 1h 40m"
-        if t.text in c.FUTURE_ZH and not (t.text == "将" and t.pos == "p"):
+        if t.text in c.FUTURE_ZH and not (t.text == "将" and _marks_object(tokens, i)):
             return True
     return False
 
 
+def _marks_object(tokens: Sequence["Token"], at: int) -> bool:
+    """将 before its object (将 worker 副本数从 3 调整为 6, like 把) rather than before a verb (将上线)."""
+    if tokens[at].pos == "p":
+        return True
+    nxt = tokens[at + 1] if at + 1 < len(tokens) else None  # 将在 / 将于 / 将会: the future
+    return nxt is not None and nxt.content and not nxt.pos.startswith("v")
+
+
 def _modal(tokens: Sequence["Token"]) -> bool:
-    return any(t.text in c.MODAL_EN or (t.text in c.MODAL_ZH and t.pos != "p") for t in tokens)
+    return any(
+        t.text in c.MODAL_EN or (t.text in c.MODAL_ZH and not (t.text == "将" and _marks_object(tokens, n)))
+        for n, t in enumerate(tokens)
+    )
 
 
 def _planned(tokens: Sequence["Token"]) -> bool:
     for i, t in enumerate(tokens):
         nxt = tokens[i + 1].text if i + 1 < len(tokens) else ""
         if t.pos:
-            if t.text in c.PLAN_ZH and not (t.text == "将" and t.pos == "p"):
+            if t.text in c.PLAN_ZH and not (t.text == "将" and _marks_object(tokens, i)):
                 return True
             continue
         if t.text == "said" and nxt == "to":

@@ -14,17 +14,15 @@ Whose value a number is: owners.py.
 
 from typing import TYPE_CHECKING
 
-from diagnosis.messages import message
-
-from . import cues as c
-from . import glossary as g
-from .alignment import same_measure, token_groups, value_equal
-from .analysis import Clause, Token
+from .. import cues as c
+from .. import glossary as g
+from ..alignment import same_measure, token_groups, value_equal
+from ..analysis import Clause, Token
+from ..verdicts import UnitStatus, reason
+from .units import Unit
 
 if TYPE_CHECKING:
-    from .deterministic import Alignment
-    from .structure import Unit
-
+    from ..alignment import Alignment
 _JOINS = frozenset({"and", "but", "or", "then", "before", "after", "while", "until", "并", "并且", "然后", "而", "后"})
 _DETERMINERS = frozenset({"the", "a", "an", "this", "his", "her", "their", "its", "my", "our", "your"})
 _LINKERS = frozenset(
@@ -87,8 +85,6 @@ def _placed(alignment: "Alignment", flat: list[Token]) -> list[tuple[int, int, T
 
 def roles_check(alignment: "Alignment", evidence: list[Clause]) -> list["Unit"]:
     """from X to Y against the evidence's pairs; the order of aligned tokens around what relates them."""
-    from .structure import Unit
-
     for source, target in alignment.clause.pairs:
         for clause in evidence:
             for other_source, other_target in clause.pairs:
@@ -97,8 +93,8 @@ def roles_check(alignment: "Alignment", evidence: list[Clause]) -> list["Unit"]:
                     and same_token(target, other_source)
                     and not same_token(source, other_source)
                 ):
-                    why = message("unit.roles_from_to", source=source.text, target=target.text, clause=clause.text)
-                    return [Unit("roles", "conflict", why)]
+                    why = reason("unit.roles_from_to", source=source.text, target=target.text, clause=clause.text)
+                    return [Unit("roles", UnitStatus.CONFLICT, why)]
     if alignment.home is None:
         return []
     flat = list(alignment.home.flat)
@@ -118,15 +114,15 @@ def roles_check(alignment: "Alignment", evidence: list[Clause]) -> list["Unit"]:
             claim_order = _flip(claim_span, causal)
             evidence_order = (1 if eb > ea else -1) * _flip(evidence_span, causal, aligned_ids(alignment))
             if claim_order != evidence_order:
-                return [Unit("roles", "conflict", message("unit.roles_swapped", a=a.text, b=b.text, clause=shown))]
+                return [
+                    Unit("roles", UnitStatus.CONFLICT, reason("unit.roles_swapped", a=a.text, b=b.text, clause=shown))
+                ]
     return _subject_slot(alignment) or _arguments(alignment, flat, placed, shown)
 
 
 def _own_subject(alignment: "Alignment", flat: list[Token], placed, shown: str) -> list["Unit"]:
     """The evidence's verb has a subject of its own right before it that the claim does not name
     ("the gateway was restarted after cache-warmer flooded the table": cache-warmer flooded it)."""
-    from .structure import Unit
-
     claim = alignment.clause.tokens
     aligned = aligned_ids(alignment)
     for cp, ep, verb, how in placed:
@@ -159,7 +155,11 @@ def _own_subject(alignment: "Alignment", flat: list[Token], placed, shown: str) 
         if before.kind == "word" and before.text.endswith("ly"):
             return []
         return [
-            Unit(verb.text, "structure", message("unit.before_verb", word=before.text, verb=verb.text, clause=shown))
+            Unit(
+                verb.text,
+                UnitStatus.STRUCTURE,
+                reason("unit.before_verb", word=before.text, verb=verb.text, clause=shown),
+            )
         ]
     return []
 
@@ -212,8 +212,6 @@ def _subject_slot(alignment: "Alignment") -> list["Unit"]:
     """The claim's subject is not who the clause stating the rest speaks of (北京是首都，上海是
     人口最多的城市; "produced by Rick Hale; his partner Dana Moss mixed"), or the claim's
     complement comes from a clause about someone else (上海是首都 against 北京是首都): structure."""
-    from .structure import Unit
-
     home, claim = alignment.home, alignment.clause.tokens
     pivot = next((n for n, t in enumerate(claim) if _pivot(t)), None)
     if home is None or pivot is None or any(t.lemma in g.CAUSAL for t in claim):
@@ -247,8 +245,8 @@ def _subject_slot(alignment: "Alignment") -> list["Unit"]:
     away = [t for t in subjects if not within(t, slot) and not within(t, home.tokens)]
     if away and foreign(slot):
         said = foreign(slot)[0].text
-        why = message("unit.said_of_not", clause=home.text, said=said, word=away[0].text)
-        return [Unit(away[0].text, "structure", why)]
+        why = reason("unit.said_of_not", clause=home.text, said=said, word=away[0].text)
+        return [Unit(away[0].text, UnitStatus.STRUCTURE, why)]
     copula = claim[pivot].text in c.COPULAS or claim[pivot].lemma in c.COPULAS
     for t in claim[pivot + 1 :] if copula else ():
         clauses = {id(h.clause): h.clause for h in alignment.hits.get(id(t), ())}
@@ -258,7 +256,11 @@ def _subject_slot(alignment: "Alignment") -> list["Unit"]:
             slot = _slot(other)
             if foreign(slot) and not any(within(s, slot) for s in subjects):
                 said = foreign(slot)[0].text
-                return [Unit(t.text, "structure", message("unit.said_of", word=t.text, said=said, clause=other.text))]
+                return [
+                    Unit(
+                        t.text, UnitStatus.STRUCTURE, reason("unit.said_of", word=t.text, said=said, clause=other.text)
+                    )
+                ]
     return []
 
 
@@ -329,8 +331,6 @@ def _arguments(alignment: "Alignment", flat: list[Token], placed, shown: str) ->
     after a noun phrase it is linked to ("the doctor near the actor danced"), the object of a
     later verb ("praised the film and criticised its ending"), or after the predicate without
     being its passive agent ("reviewed by Chen before it was sent to the editor")."""
-    from .structure import Unit
-
     aligned = aligned_ids(alignment)
     claim = alignment.clause.tokens
     verb = next(
@@ -361,7 +361,7 @@ def _arguments(alignment: "Alignment", flat: list[Token], placed, shown: str) ->
     second = max(attached.values(), default=0)
     own_subject = second and flat[second - 1].kind == "word" and id(flat[second - 1]) not in aligned
     if len(set(attached.values())) > 1 and own_subject:  # "Tom called Anna, and later Anna called Ben"
-        return [Unit(p.text, "structure", message("unit.arguments_apart", word=p.text, clause=shown))]
+        return [Unit(p.text, UnitStatus.STRUCTURE, reason("unit.arguments_apart", word=p.text, clause=shown))]
     for ca, ea, token, _ in placed:
         if ca == cp or (token.kind != "word" and not token.identifier) or relation(token):
             continue
@@ -369,7 +369,9 @@ def _arguments(alignment: "Alignment", flat: list[Token], placed, shown: str) ->
         after = [n for n in ends if n > ea]
         before = [n for n in ends if n < ea]
         if subject and _agent_of_another(flat, ea, p, aligned):
-            return [Unit(token.text, "structure", message("unit.agent_of_other", word=token.text, clause=shown))]
+            return [
+                Unit(token.text, UnitStatus.STRUCTURE, reason("unit.agent_of_other", word=token.text, clause=shown))
+            ]
         if subject and after:
             span = flat[ea + 1 : after[0]]
             if (
@@ -377,14 +379,14 @@ def _arguments(alignment: "Alignment", flat: list[Token], placed, shown: str) ->
                 or _linked_after_foreign(flat, ea, aligned)
                 or (_object_relative(span) and not _foreign_verb(span, aligned))
             ):
-                return [Unit(token.text, "structure", message("unit.subject_of_other", clause=shown))]
+                return [Unit(token.text, UnitStatus.STRUCTURE, reason("unit.subject_of_other", clause=shown))]
         elif subject and before and p.text.isascii() and not p.pos:
             span = flat[before[-1] + 1 : ea]
             gapped = any(t.fact is not None for t in span)  # "Maria scored 18 and Julia 25": values decide
             if not gapped and (not any(t.text == "by" for t in span) or _foreign_verb(span, aligned)):
-                return [Unit(token.text, "structure", message("unit.not_agent", word=p.text, clause=shown))]
+                return [Unit(token.text, UnitStatus.STRUCTURE, reason("unit.not_agent", word=p.text, clause=shown))]
         elif ca > cp and before and _foreign_verb(flat[before[-1] + 1 : ea], aligned):
-            return [Unit(token.text, "structure", message("unit.object_of_other", clause=shown))]
+            return [Unit(token.text, UnitStatus.STRUCTURE, reason("unit.object_of_other", clause=shown))]
     return []
 
 

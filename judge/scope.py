@@ -13,7 +13,7 @@ from . import cues
 from . import glossary as g
 
 if TYPE_CHECKING:
-    from .analysis import Token
+    from .clauses import Token
 
 _ZERO_LINKS = frozenset(
     {"be", "stay", "remain", "at", "of", "to", "equal", "equals", "reach", "show", "total", "=", ":", "为", "是", "保持",

@@ -14,12 +14,12 @@
 import re
 from typing import TYPE_CHECKING
 
-from .alignment import Hit, same_measure, token_groups
-from .analysis import Token
+from ..alignment import Hit, same_measure, token_groups
+from ..analysis import Token
 from .order import aligned_ids, predicate, same_token
 
 if TYPE_CHECKING:
-    from .deterministic import Alignment
+    from ..alignment import Alignment
 
 
 def antonym_nearer(antonym: Hit, hit: Hit, alignment: "Alignment") -> bool:

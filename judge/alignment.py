@@ -9,10 +9,10 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..facts import Fact
 from . import glossary as g
 from .analysis import Clause, Token, lemma
 from .context import CONDITION
+from .facts import Fact
 
 _WORD_CODES = frozenset({"k8s", "errno", "exception"})
 APPROX_TOLERANCE = 0.1  # "about 900 ms", "约 30 平方公里"
@@ -207,19 +207,37 @@ def _numeric(fact: Fact) -> bool:
     return fact.kind in {"quantity", "number"}
 
 
+# Words before a bare number that make it a label, not a count: log prefixes (PIDs, threads, line
+# numbers, ports), versions and ids are never the slot of a claim's number.
+_LABELS = frozenset({"pid", "tid", "thread", "line", "port", "version", "build", "id", "pr", "issue", "row", "v",
+                     "release", "no", "#", "进程", "线程", "行", "端口", "版本", "编号"})  # fmt: skip
+
+
+def _context(fact: Fact) -> set[str]:
+    """The words just before a bare number (its family "number:a|b|c")."""
+    return set(fact.family[7:].split("|")) if fact.family.startswith("number:") else set()
+
+
 def same_measure(a: Fact, b: Fact) -> bool:
-    """Could `a` and `b` be values of the same slot (so that two different values conflict)?"""
+    """Could `a` and `b` be values of the same slot (so that two different values conflict)? The
+    same unit dimension, or two bare numbers after the same word ("pool size 50" / "pool size 80");
+    never a label's number (a PID, a line, a port, a version), never a time or date."""
     if _numeric(a) and _numeric(b):
+        if _context(a) & _LABELS or _context(b) & _LABELS:
+            return False
         if a.kind == "quantity" and b.kind == "quantity":
             return a.family == b.family
-        return a.kind == b.kind == "number" or "count:" in a.family + b.family
+        if a.kind == b.kind == "number":
+            return bool(_context(a) & _context(b))
+        count, number = (a, b) if a.kind == "quantity" else (b, a)
+        return count.family.startswith("count:") and count.family[6:] in {w.rstrip("s") for w in _context(number)}
     if a.kind != b.kind:
         return False
     if a.kind == "error_code":
         return a.family == b.family
     if a.kind == "identifier":
         return a.family == b.family and a.family not in {"name"}
-    return a.kind in {"time", "ip"} and a.family == b.family
+    return a.kind == "ip" and a.family == b.family
 
 
 def value_equal(claim: Fact, evidence: Fact, *, tolerance: float, bound: str) -> str:
@@ -279,3 +297,55 @@ def value_hits(token: Token, clause: Clause, *, tolerance: float, bound: str) ->
     if not hits and fact.kind == "identifier" and fact.value.replace("-", "") in clause.compact:
         hits.append(Hit(clause, None, "verbatim"))
     return hits, rivals
+
+
+@dataclass(slots=True)
+class Alignment:
+    """One claim clause against the evidence clauses: every token's hits, per evidence clause.
+    The home is the evidence clause that aligns most of the claim clause's units."""
+
+    clause: Clause
+    home: Clause | None
+    hits: dict[int, list[Hit]]  # id(token) -> hits in every clause, best region first
+    rivals: dict[int, list[Hit]]
+    causal: bool  # the cited evidence states a causal link somewhere
+    aligned: set[int] | None = None  # ids of the evidence tokens aligned to (order.aligned_ids)
+
+
+def content_units(clause: Clause) -> list[Token]:
+    """The claim's units: its content tokens, less the bound and approximation words of its values."""
+    qualifying = qualifier_words(clause)
+    return [t for t in clause.tokens if t.content and id(t) not in qualifying]
+
+
+def align(clause: Clause, evidence: list[Clause], causal: bool, approx: float = APPROX_TOLERANCE) -> Alignment:
+    """Each unit of `clause` looked for in every evidence clause; the home's own clause first, then
+    its sentence, then the rest."""
+    hits: dict[int, list[Hit]] = {}
+    rivals: dict[int, list[Hit]] = {}
+    score = [0] * len(evidence)
+    for token in content_units(clause):
+        found, against = [], []
+        bound, tolerance = qualifiers(clause, token, approx)
+        for n, other in enumerate(evidence):
+            if token.kind == "value":
+                h, r = value_hits(token, other, tolerance=tolerance, bound=bound)
+                against.extend(r)
+            else:
+                h = word_hits(token, other)
+            if h:
+                score[n] += 1
+                found.extend(h)
+        hits[id(token)], rivals[id(token)] = found, against
+    home = evidence[max(range(len(evidence)), key=lambda n: (score[n], -n))] if any(score) else None
+    if home is not None:
+        for key in hits:
+            hits[key].sort(key=lambda h: _region(h.clause, home))
+            rivals[key].sort(key=lambda h: _region(h.clause, home))
+    return Alignment(clause, home, hits, rivals, causal)
+
+
+def _region(clause: Clause, home: Clause) -> int:
+    if clause is home:
+        return 0
+    return 1 if clause.sentence == home.sentence else 2

@@ -352,7 +352,7 @@ LIGHT_ZH = frozenset(
      "约", "大约", "左右", "上下", "接近", "将近", "之间", "以上", "以下", "同时", "本次", "这次", "一次", "一下",
      "很", "非常", "比较", "较",
      "更", "最", "已于", "曾", "曾经", "便", "才", "均", "各", "每", "所有", "全部", "部分", "可以", "能够", "能",
-     "获取", "直到"}
+     "获取", "直到", "高达", "多达", "约为", "仅为", "只有"}
 )  # fmt: skip
 # jieba part-of-speech tags of function words (particles, prepositions, conjunctions, pronouns,
 # interjections, onomatopoeia, punctuation).

@@ -1,0 +1,49 @@
+"""Fit the judge's model on the committed training data and write it beside the package (`judge.train`)."""
+
+import json
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from judge.model import MODEL_PATH
+from judge.train import (
+    FEATURE_CACHE,
+    KIND,
+    MANIFEST,
+    TrainingUnavailable,
+    cache_read,
+    cache_write,
+    document_frequencies,
+    idf_write,
+    manifest_read,
+    model_train,
+    training_rows,
+)
+
+
+class Command(BaseCommand):
+    help = (
+        "Fit the judge's model on the fitting parts of the files of judge/data/train/manifest.json (features cached "
+        "in judge/data/features.jsonl.gz), calibrate it and choose its thresholds leave one group out; write "
+        "judge/data/model.json. Needs scikit-learn (requirements-dev.txt)."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--kind", choices=("logistic", "trees"), default=KIND, help="the classifier")
+        parser.add_argument("--fresh", action="store_true", help="recompute every feature, ignoring the cache")
+
+    def handle(self, *args, **options) -> None:
+        fresh = idf_write(document_frequencies()) or options["fresh"]  # new rarities: every feature again
+        cache = {} if fresh else cache_read()
+        known = len(cache)
+        try:
+            rows = training_rows(cache=cache)
+            model = model_train(rows=rows, kind=options["kind"], sources=manifest_read(MANIFEST))
+        except TrainingUnavailable as exc:
+            raise CommandError(str(exc)) from exc
+        if len(cache) != known or fresh:
+            cache_write(cache, FEATURE_CACHE)
+        MODEL_PATH.write_text(json.dumps(model, ensure_ascii=False, indent=None, separators=(",", ":")) + "\n")
+        self.stdout.write(
+            f"{len(rows)} pairs, {model['kind']} model written to {MODEL_PATH}; thresholds {model['thresholds']}; "
+            "update judge/data/MODEL_CARD.md with judge_benchmark --split heldout"
+        )
