@@ -153,7 +153,7 @@ def test_the_new_labels_are_in_chinese(reviewer_client, miscited):
 
     assert "本会话中其他位置的候选证据" in page and "证据存在，但引用错误" in page
     assert "Candidate evidence" not in page and "cited wrong" not in page
-    assert "一两个字的搜索词最长一个月" in listed
+    assert "未选择时为全部日期" in listed
 
 
 def test_the_evidence_read_per_page_is_bounded(reviewer_client, project):
