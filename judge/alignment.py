@@ -16,6 +16,7 @@ from .facts import Fact
 
 _WORD_CODES = frozenset({"k8s", "errno", "exception"})
 APPROX_TOLERANCE = 0.1  # "about 900 ms", "约 30 平方公里"
+RIVAL_WEIGHT = 0.5  # a rival value counts half a hit towards the home clause
 
 
 @dataclass(frozen=True, slots=True)
@@ -323,7 +324,7 @@ def align(clause: Clause, evidence: list[Clause], causal: bool, approx: float = 
     its sentence, then the rest."""
     hits: dict[int, list[Hit]] = {}
     rivals: dict[int, list[Hit]] = {}
-    score = [0] * len(evidence)
+    score = [0.0] * len(evidence)
     for token in content_units(clause):
         found, against = [], []
         bound, tolerance = qualifiers(clause, token, approx)
@@ -336,6 +337,10 @@ def align(clause: Clause, evidence: list[Clause], causal: bool, approx: float = 
             if h:
                 score[n] += 1
                 found.extend(h)
+            elif token.kind == "value" and r:
+                # Another value of the claim's measure: this clause may be the claim's slot
+                # ("57% of commands time out" against "...TimeoutException ...; 75% of commands time out").
+                score[n] += RIVAL_WEIGHT
         hits[id(token)], rivals[id(token)] = found, against
     home = evidence[max(range(len(evidence)), key=lambda n: (score[n], -n))] if any(score) else None
     if home is not None:
