@@ -13,3 +13,9 @@ session_evaluated = Signal()
 # per dated thing that changed: a session's created_at (before and after a re-post that moves it),
 # a review's created_at. `reporting` turns them into day marks; the sender never needs to know.
 figures_changed = Signal()
+
+# Sent by `sessions_purge` for each batch of sessions it is about to delete, inside the batch's
+# transaction, the sessions locked. Argument: `session_pks`. A receiver returns the pks among them
+# that must stay: an app whose rows a person curated (the case library, bad cases) keeps their
+# sessions; every other row that cascades from a session goes with it.
+sessions_purging = Signal()
