@@ -66,4 +66,4 @@ def session_pks_with_cases(*, session_pks: Iterable[int]) -> set[int]:
     session_pks = list(session_pks)
     with_case = Case.objects.filter(session_id__in=session_pks).order_by().values_list("session_id", flat=True)
     with_bad_case = BadCase.objects.filter(session_id__in=session_pks).order_by().values_list("session_id", flat=True)
-    return set(with_case.union(with_bad_case))
+    return set(with_case.union(with_bad_case).order_by())
