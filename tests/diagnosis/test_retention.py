@@ -34,6 +34,7 @@ from feedback.services import FeedbackSubmitter, feedback_submit
 from reporting.models import SessionDayChange
 from tests import clock
 from tests.factories import UserFactory, evaluated_session, review_of
+from tests.production import production_settings
 from tests.reporting.recount import dashboard_days, recounted_days
 
 pytestmark = pytest.mark.django_db
@@ -109,7 +110,8 @@ def reviewer(db):
 def history(project, other_project, reviewer) -> History:
     chat = evaluated_session(project, "s-old-chat", verdict="LOW_CONFID", created_at=clock.ago(days=OLD))
     end_user_vote(chat, "useful")
-    # An approver deleted the case the vote made (the admin's delete): nothing curated is left.
+    # Every vote makes a case or a bad case, which keeps its session, and no product path deletes
+    # one: the case goes here as from `manage.py shell`, so that the votes' rows can be seen to go.
     Case.objects.filter(session=chat).delete()
     with time_machine.travel(clock.ago(days=REVIEWED), tick=False):
         review_of(chat, reviewer, judgement="wrong", verifier_was_right=False)
@@ -206,6 +208,14 @@ def test_without_an_age_the_command_refuses(history, settings):
         purge()
 
     assert everything() == before
+
+
+def test_a_negative_default_age_is_a_configuration_error():
+    with pytest.raises(RuntimeError, match="SELFEVAL_RETENTION_DAYS must be 0"):
+        production_settings("SELFEVAL_RETENTION_DAYS", env={"SELFEVAL_RETENTION_DAYS": "-30"})
+    assert production_settings("SELFEVAL_RETENTION_DAYS", env={"SELFEVAL_RETENTION_DAYS": "180"}) == {
+        "SELFEVAL_RETENTION_DAYS": 180
+    }
 
 
 @pytest.mark.parametrize("value", ["0", "-3", "thirty"])
