@@ -62,7 +62,7 @@ def bad_case_list_triaged() -> QuerySet[BadCase]:
 
 def session_pks_with_cases(*, session_pks: Iterable[int]) -> set[int]:
     """The sessions among `session_pks` that a case or a bad case points to, whatever its status:
-    what a person curated keeps its session (retention never deletes them). One query."""
+    the sessions retention keeps, so that what a person curates never loses its session. One query."""
     session_pks = list(session_pks)
     with_case = Case.objects.filter(session_id__in=session_pks).order_by().values_list("session_id", flat=True)
     with_bad_case = BadCase.objects.filter(session_id__in=session_pks).order_by().values_list("session_id", flat=True)

@@ -40,7 +40,7 @@ class PurgeReport:
     dry_run: bool
     # Model label -> rows deleted (with dry_run: that would be), one entry per `session_rows()`.
     removed: Counter[str]
-    kept: int = 0  # sessions older than the cutoff kept because a curated row points to them
+    kept: int = 0  # sessions older than the cutoff that a receiver of `sessions_purging` kept
 
 
 @cache
