@@ -19,7 +19,7 @@ help:
 	@echo "make test   - install test dependencies and run the whole suite (DATABASE_URL picks the database)"
 	@echo "make lint   - ruff"
 	@echo "make bench  - benchmarks under bench/ (needs PostgreSQL)"
-	@echo "make worker - a database task worker (TASKS_BACKEND=database)"
+	@echo "make worker - a database task worker (TASKS_BACKEND=database), no autoreload; SIGTERM finishes the running task"
 
 check-python:
 	@if [ -z "$(PYTHON)" ]; then echo "error: Python 3.13 not found; install it (e.g. pyenv install 3.13) or pass PYTHON=/path/to/python3.13" >&2; exit 1; fi
@@ -47,8 +47,11 @@ demo: migrate
 run: demo
 	$(VPY) manage.py runserver 127.0.0.1:8000
 
+# Without the autoreloader (db_worker reloads by default when DEBUG is on, the development default):
+# under it, SIGTERM ends the worker at once and strands its running task. Without it, SIGTERM (or
+# Ctrl-C) lets the running task finish first; make passes its SIGTERM on to the worker.
 worker: $(STAMP)
-	TASKS_BACKEND=database $(VPY) manage.py db_worker
+	TASKS_BACKEND=database $(VPY) manage.py db_worker --no-reload
 
 test: $(DEV_STAMP)
 	$(VPY) -m pytest $(PYTEST_ARGS)

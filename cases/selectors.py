@@ -1,5 +1,7 @@
 """Reads of the case library, scoped to what the caller may see."""
 
+from collections.abc import Iterable
+
 from django.db.models import Q, QuerySet
 
 from cases.models import BadCase, Case, CaseStatus
@@ -56,3 +58,12 @@ def bad_case_list_triaged() -> QuerySet[BadCase]:
         .select_related("session", "project")
         .order_by("pk")
     )
+
+
+def session_pks_with_cases(*, session_pks: Iterable[int]) -> set[int]:
+    """The sessions among `session_pks` that a case or a bad case points to, whatever its status:
+    the sessions retention keeps, so that what a person curates never loses its session. One query."""
+    session_pks = list(session_pks)
+    with_case = Case.objects.filter(session_id__in=session_pks).order_by().values_list("session_id", flat=True)
+    with_bad_case = BadCase.objects.filter(session_id__in=session_pks).order_by().values_list("session_id", flat=True)
+    return set(with_case.union(with_bad_case).order_by())

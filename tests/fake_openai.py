@@ -5,6 +5,7 @@ It plays its `script` in order, the last step repeating, and records every reque
 - "ok": a chat completion whose message content is `reply` (with usage counts);
 - "malformed": content that is not JSON; "bad_verdict": JSON without a judge's verdict;
 - "slow": "ok" after 0.6 s;
+- "held": "ok" once the test calls `release()` (at most 30 s later): a caller caught mid-request;
 - "http<status>" an error status, "http<status>:<retry after>" with that `Retry-After` value.
 """
 
@@ -22,6 +23,7 @@ class FakeOpenAI:
         self.script: list[str] = ["ok"]
         self.reply = VERDICT
         self.requests: list[dict] = []
+        self._released = threading.Event()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), type("Handler", (_Handler,), {"fake": self}))
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
@@ -39,6 +41,10 @@ class FakeOpenAI:
         self._server.shutdown()
         self._server.server_close()
 
+    def release(self) -> None:
+        """Let the requests a "held" step keeps waiting have their answer."""
+        self._released.set()
+
     def step(self) -> str:
         return self.script[min(len(self.requests) - 1, len(self.script) - 1)]
 
@@ -52,6 +58,9 @@ class _Handler(BaseHTTPRequestHandler):
         step = self.fake.step()
         if step == "slow":
             time.sleep(0.6)
+            step = "ok"
+        if step == "held":
+            self.fake._released.wait(timeout=30)
             step = "ok"
         if step.startswith("http"):
             status, _, retry_after = step[4:].partition(":")

@@ -385,6 +385,11 @@ SELFEVAL_EVALUATION_RETRY_BACKOFF_SECONDS = env_int("SELFEVAL_EVALUATION_RETRY_B
 # this, and reclaim evaluation tasks a killed worker left RUNNING for longer than that.
 SELFEVAL_SWEEP_PENDING_MINUTES = env_int("SELFEVAL_SWEEP_PENDING_MINUTES", 10)
 SELFEVAL_SWEEP_STUCK_TASK_MINUTES = env_int("SELFEVAL_SWEEP_STUCK_TASK_MINUTES", 15)
+# `manage.py purge_sessions` without --older-than: delete sessions older than this many days.
+# 0 (the default) sets no default: the command then refuses to guess.
+SELFEVAL_RETENTION_DAYS = env_int("SELFEVAL_RETENTION_DAYS", 0)
+if SELFEVAL_RETENTION_DAYS < 0:
+    raise ImproperlyConfigured("SELFEVAL_RETENTION_DAYS must be 0 (no default) or a number of days")
 
 # Evaluation producers (diagnosis/services/producers). The verifier's judge: "deterministic"
 # (offline, default), "llm" (any OpenAI-compatible /chat/completions endpoint) or "cascade"

@@ -8,7 +8,6 @@ does not send `diagnosis.signals.figures_changed` leaves its day stale and fails
 service gets its line in WRITES.
 """
 
-import datetime as dt
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,16 +16,14 @@ import pytest
 import time_machine
 from django.contrib.auth.models import Group
 
-from core.tenancy.access import Access
 from diagnosis.models import DiagnosisSession
 from diagnosis.services.evaluation import (
     session_evaluate,
     session_evaluation_record_failure,
     session_evaluation_request,
 )
+from diagnosis.services.retention import sessions_purge
 from diagnosis.services.transfer import session_export_lines, session_import_lines
-from reporting.counting import session_days_compute
-from reporting.selectors import DateRange, DayFigures, dashboard_get
 from tests import clock
 from tests.factories import (
     UserFactory,
@@ -38,6 +35,7 @@ from tests.factories import (
 )
 from tests.otlp.conftest import export
 from tests.otlp.sdk import Recorder, openinference_agent, protobuf_body
+from tests.reporting.recount import dashboard_days, recounted_days
 
 pytestmark = pytest.mark.django_db
 
@@ -52,36 +50,6 @@ class World:
     reviewer: object
     steady: DiagnosisSession  # evaluated, PASS, PAST days ago
     unevaluated: DiagnosisSession  # ingested PAST days ago, never evaluated
-
-
-def figures(day: DayFigures) -> tuple:
-    return (
-        day.total, day.reviewed, day.score_missing, day.score_buckets, day.cube, day.aiops_failures,
-        day.verifier_right, day.verifier_wrong, day.reviews,
-    )  # fmt: skip
-
-
-def date_range() -> DateRange:
-    today = clock.now().date()
-    return DateRange(today - dt.timedelta(days=RANGE_DAYS - 1), today)
-
-
-def dashboard_days() -> dict[dt.date, tuple]:
-    board = dashboard_get(date_range=date_range(), access=Access.to_everything())
-    return {day.day: figures(day) for day in board.days}
-
-
-def recounted_days() -> dict[dt.date, tuple]:
-    """Every day of the range counted from the sessions, nothing stored read."""
-    span = date_range()
-    days = {
-        span.start + dt.timedelta(days=n): DayFigures(day=span.start + dt.timedelta(days=n)) for n in range(span.days)
-    }
-    for (_project, day), row in session_days_compute(
-        access=Access.to_everything(), first=span.start, last=span.end
-    ).items():
-        days[day].add(row)
-    return {day: figures(day_figures) for day, day_figures in days.items()}
 
 
 # --- the writes -------------------------------------------------------------------------------------
@@ -137,6 +105,12 @@ def import_an_export_with_a_new_verdict_on_another_day(world: World) -> None:
     assert [outcome.error for outcome in outcomes] == [""]
 
 
+def purge(world: World) -> None:
+    """The sessions of PAST days ago go (s-reject, a day older, stays: its bad case keeps it)."""
+    report = sessions_purge(older_than_days=PAST - 1)
+    assert report.removed["diagnosis.DiagnosisSession"] == 2
+
+
 WRITES: dict[str, Callable[[World], None]] = {
     "ingestion": ingest_through_the_api,
     "re-post": repost_moving_the_session_to_another_day,
@@ -147,6 +121,7 @@ WRITES: dict[str, Callable[[World], None]] = {
     "vote api": vote_through_the_api,
     "review": review,
     "import": import_an_export_with_a_new_verdict_on_another_day,
+    "purge": purge,
 }
 
 
@@ -163,15 +138,15 @@ def world(project, api) -> World:
 
 @pytest.mark.parametrize("write", WRITES.values(), ids=WRITES.keys())
 def test_the_dashboard_equals_a_full_recount_after_each_write(world, write):
-    before = dashboard_days()  # stores the past days and settles every mark so far
-    assert before == recounted_days()
+    before = dashboard_days(days=RANGE_DAYS)  # stores the past days and settles every mark so far
+    assert before == recounted_days(days=RANGE_DAYS)
 
     write(world)
 
-    after = recounted_days()
+    after = recounted_days(days=RANGE_DAYS)
     changed = {day for day in after if after[day] != before[day]}
     assert changed - {clock.now().date()}, "the write changed no stored day: the test would prove nothing"
-    assert dashboard_days() == after
+    assert dashboard_days(days=RANGE_DAYS) == after
 
 
 @pytest.mark.parametrize(
@@ -184,9 +159,9 @@ def test_the_dashboard_equals_a_full_recount_after_each_write(world, write):
 )
 def test_writes_of_what_no_day_counts_leave_the_figures_as_they_are(world, write):
     """The evaluation state is not counted (the triage queue's count is read live): no mark needed."""
-    before = dashboard_days()
+    before = dashboard_days(days=RANGE_DAYS)
 
     write(world)
 
-    assert recounted_days() == before
-    assert dashboard_days() == before
+    assert recounted_days(days=RANGE_DAYS) == before
+    assert dashboard_days(days=RANGE_DAYS) == before
