@@ -4,7 +4,7 @@ from collections.abc import Iterable
 
 from django.db.models import Q, QuerySet
 
-from cases.models import BadCase, Case, CaseStatus
+from cases.models import BadCase, BadCaseStatus, Case, CaseStatus
 from core.tenancy.access import Access
 
 
@@ -61,9 +61,15 @@ def bad_case_list_triaged() -> QuerySet[BadCase]:
 
 
 def session_pks_with_cases(*, session_pks: Iterable[int]) -> set[int]:
-    """The sessions among `session_pks` that a case or a bad case points to, whatever its status:
-    the sessions retention keeps, so that what a person curates never loses its session. One query."""
+    """The sessions among `session_pks` that a case (whatever its status: an approver decides it with
+    its session at hand) or a bad case a person has triaged points to: the sessions retention keeps.
+    An open bad case nobody touched (opened by a REJECT or a vote) goes with its session. One query."""
     session_pks = list(session_pks)
     with_case = Case.objects.filter(session_id__in=session_pks).order_by().values_list("session_id", flat=True)
-    with_bad_case = BadCase.objects.filter(session_id__in=session_pks).order_by().values_list("session_id", flat=True)
+    with_bad_case = (
+        BadCase.objects.filter(session_id__in=session_pks)
+        .exclude(status=BadCaseStatus.OPEN)
+        .order_by()
+        .values_list("session_id", flat=True)
+    )
     return set(with_case.union(with_bad_case).order_by())

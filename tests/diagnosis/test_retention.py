@@ -16,7 +16,8 @@ from django.db import models
 
 from backoffice.models import ReviewLock, TriageAssignment
 from backoffice.services.sharing import review_lock_refresh, triage_assignments_take
-from cases.models import BadCase, Case
+from cases.models import BadCase, BadCaseStatus, Case
+from cases.services.bad_cases import bad_case_update
 from core.tenancy.access import Access
 from diagnosis.models import (
     AiOpsCheck,
@@ -65,7 +66,7 @@ BELONGING: dict[type[models.Model], str] = {
 class History:
     doomed: list[DiagnosisSession]  # older than the retention, nothing curated: they go
     with_case: DiagnosisSession  # as old, voted useful: its case keeps it
-    with_bad_case: DiagnosisSession  # as old, REJECT: its bad case keeps it
+    with_bad_case: DiagnosisSession  # as old, REJECT: its bad case, triaged by a reviewer, keeps it
     recent: DiagnosisSession  # within the retention
     elsewhere: DiagnosisSession  # as old, in the other project
 
@@ -124,10 +125,13 @@ def history(project, other_project, reviewer) -> History:
         aiops_failure="evidence_tools_succeeded",
         created_at=clock.ago(days=OLD, hours=2),
     )
+    rejected = evaluated_session(project, "s-old-reject-open", verdict="REJECT", created_at=clock.ago(days=OLD))
+    triaged = evaluated_session(project, "s-old-reject", verdict="REJECT", created_at=clock.ago(days=OLD + 1))
+    bad_case_update(bad_case=BadCase.objects.get(session=triaged), user=reviewer, status=BadCaseStatus.TRIAGED)
     return History(
-        doomed=[chat, aiops],
+        doomed=[chat, aiops, rejected],
         with_case=evaluated_session(project, "s-old-useful", feedback="useful", created_at=clock.ago(days=OLD + 1)),
-        with_bad_case=evaluated_session(project, "s-old-reject", verdict="REJECT", created_at=clock.ago(days=OLD + 1)),
+        with_bad_case=triaged,
         recent=evaluated_session(project, "s-recent", created_at=clock.ago(days=RETENTION - 1)),
         elsewhere=evaluated_session(other_project, "s-old-elsewhere", created_at=clock.ago(days=OLD)),
     )
@@ -229,10 +233,10 @@ def test_an_unknown_project_is_refused(history):
 
 
 def test_small_batches_step_over_the_kept_sessions(history):
-    """One session per transaction: the kept ones (first by pk here) do not stop the walk."""
+    """One session per transaction: the kept ones (between doomed ones by pk here) do not stop the walk."""
     report = sessions_purge(older_than_days=RETENTION, batch_size=1)
 
-    assert report.removed["diagnosis.DiagnosisSession"] == 3
+    assert report.removed["diagnosis.DiagnosisSession"] == 4
     assert report.kept == 2
     assert set(DiagnosisSession.objects.values_list("session_id", flat=True)) == {
         "s-old-useful",
