@@ -34,8 +34,9 @@ REPLICA_VIEWS = (
 )
 SAFE_METHODS = frozenset({"GET", "HEAD"})
 # Who is asking and what they may see is always read from the primary: a lagging replica must not
-# log out a reviewer who has just signed in (sessions), nor let the key cache take in an API key the
-# primary has already revoked (tenancy), nor grant a permission already withdrawn (auth).
+# log out a reviewer who has just signed in (sessions), let the key cache take in an API key the
+# primary has already revoked (tenancy), grant a permission already withdrawn (auth) or forget a
+# failed login (axes).
 PRIMARY_APPS = frozenset({"auth", "sessions", "axes", "tenancy"})
 
 
@@ -78,10 +79,6 @@ class ReplicaRouter:
         return db == DEFAULT_DB_ALIAS  # the replica replays the primary's schema
 
 
-def replica_router_installed() -> bool:
-    return any(isinstance(installed, ReplicaRouter) for installed in router.routers)
-
-
 class ReplicaReadsMiddleware:
     """Opens the replica to the reads of REPLICA_VIEWS on GET and HEAD when the client is not pinned,
     and pins a client whose request wrote. Leaves the chain when ReplicaRouter is not installed.
@@ -90,7 +87,7 @@ class ReplicaReadsMiddleware:
     """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        if not replica_router_installed():
+        if not any(isinstance(installed, ReplicaRouter) for installed in router.routers):
             raise MiddlewareNotUsed("no read replica (DATABASE_REPLICA_URL)")
         self.get_response = get_response
 

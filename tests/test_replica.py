@@ -169,7 +169,7 @@ def test_without_the_router_the_middleware_leaves_the_chain(settings):
 
 
 def test_the_replica_alias_and_router_come_with_database_replica_url():
-    primary = production_settings("DATABASES", "DATABASE_ROUTERS")
+    primary = production_settings("DATABASES", "DATABASE_ROUTERS", env={"DATABASE_REPLICA_URL": ""})
     assert set(primary["DATABASES"]) == {"default"} and primary["DATABASE_ROUTERS"] == []
 
     both = production_settings(
