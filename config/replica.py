@@ -2,9 +2,10 @@
 
 A GET or HEAD of the admin's lists, its dashboard and calibration panel, or the trace API reads from
 the replica; every other request, every write, and every read inside a transaction or after a write
-of the same request goes to the primary. Read-your-writes across requests: a request that wrote pins
-its client to the primary for DATABASE_REPLICA_PIN_SECONDS (a cookie), so a reviewer's next page
-shows what they have just saved while the replica catches up.
+of the same request goes to the primary. Read-your-writes across requests: a POST (PUT, PATCH,
+DELETE) that wrote pins its client to the primary for DATABASE_REPLICA_PIN_SECONDS (a cookie), so a
+reviewer's next page shows what they have just saved while the replica catches up. A GET that writes
+(the dashboard recounting a changed day) does not pin: that is upkeep, not the client's change.
 
 It lives in config/ because it names the views of several surfaces (the admin's, the trace API's),
 which only the composition knows.
@@ -81,7 +82,8 @@ class ReplicaRouter:
 
 class ReplicaReadsMiddleware:
     """Opens the replica to the reads of REPLICA_VIEWS on GET and HEAD when the client is not pinned,
-    and pins a client whose request wrote. Leaves the chain when ReplicaRouter is not installed.
+    and pins a client whose POST (PUT, PATCH, DELETE) wrote. Leaves the chain when ReplicaRouter is
+    not installed.
 
     Sits outside the session middleware, so that a session saved after the view (a login) pins too.
     """
@@ -98,7 +100,7 @@ class ReplicaReadsMiddleware:
             response = self.get_response(request)
         finally:
             _request_reads.reset(token)
-        if reads.wrote:
+        if reads.wrote and request.method not in SAFE_METHODS:
             seconds = settings.DATABASE_REPLICA_PIN_SECONDS
             response.set_cookie(
                 PIN_COOKIE,

@@ -21,6 +21,7 @@ from django.urls import resolve, reverse
 from backoffice.triage import TRIAGE_CHANGELIST
 from config.replica import PIN_COOKIE, PRIMARY_APPS, REPLICA, ReplicaReadsMiddleware
 from diagnosis.models import DiagnosisSession
+from tests import clock
 from tests.admin.conftest import _user_in, logged_in
 from tests.factories import evaluated_session
 from tests.production import production_settings
@@ -158,7 +159,23 @@ def test_a_transaction_or_a_write_sends_the_rest_of_the_request_to_the_primary(p
     response = middleware(rf.get("/api/trace/s-replica-0004"))
 
     assert read_from == [REPLICA, "default", REPLICA, "default"]
-    assert PIN_COOKIE in response.cookies
+    assert PIN_COOKIE not in response.cookies  # what a GET writes is upkeep: it pins no one
+
+
+@replica_db
+def test_a_dashboard_that_recounts_a_changed_day_reads_it_back_from_the_primary_and_pins_no_one(project, reviewer):
+    evaluated_session(project, "s-replica-0005", created_at=clock.ago(days=2))  # a past day: its rollup is stale
+    client = logged_in(reviewer)
+
+    with Queries() as queries:
+        response = client.get(reverse("admin:index"))
+
+    assert response.status_code == 200
+    assert {"diagnosis_sessionday", "diagnosis_diagnosissession"} <= queries.primary_tables  # recounted, then read
+    assert PIN_COOKIE not in response.cookies
+    with Queries() as queries:
+        client.get(reverse(SESSION_CHANGELIST))
+    assert "diagnosis_diagnosissession" in queries.replica_tables
 
 
 def test_without_the_router_the_middleware_leaves_the_chain(settings):
