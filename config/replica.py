@@ -68,7 +68,7 @@ class ReplicaRouter:
     def db_for_write(self, model, **hints) -> str:
         reads = _request_reads.get()
         if reads is not None:
-            # The rest of this request, and the client's next requests (the pin), read what it wrote.
+            # The rest of this request reads what it wrote, and so do the client's next ones (the pin).
             reads.replica = False
             reads.wrote = True
         return DEFAULT_DB_ALIAS
@@ -85,7 +85,7 @@ class ReplicaReadsMiddleware:
     and pins a client whose POST (PUT, PATCH, DELETE) wrote. Leaves the chain when ReplicaRouter is
     not installed.
 
-    Sits outside the session middleware, so that a session saved after the view (a login) pins too.
+    Sits outside the session middleware, so that a session it saves after the view counts as a write.
     """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
@@ -113,10 +113,9 @@ class ReplicaReadsMiddleware:
         return response
 
     def process_view(self, request: HttpRequest, view_func, view_args, view_kwargs) -> None:
-        reads = _request_reads.get()
+        reads = _request_reads.get()  # set by __call__, which this runs within
         if (
-            reads is not None
-            and not reads.wrote
+            not reads.wrote
             and request.method in SAFE_METHODS
             and not _pinned(request)
             and any(fnmatchcase(request.resolver_match.view_name, name) for name in REPLICA_VIEWS)
