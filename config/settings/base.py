@@ -101,6 +101,8 @@ MIDDLEWARE = [
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "core.api.middleware.NulInURLMiddleware",
     "core.api.middleware.RateLimitHeadersMiddleware",
+    # Only with a read replica (it leaves the chain otherwise); outside the session middleware.
+    "config.replica.ReplicaReadsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -149,25 +151,22 @@ TEMPLATES = [
     },
 ]
 
-DATABASES = {
-    "default": dj_database_url.parse(
-        env_str("DATABASE_URL", f"sqlite:///{BASE_DIR / 'var' / 'selfeval.sqlite3'}"),
-        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60),
-        conn_health_checks=True,
-    )
-}
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # WAL lets the in-process task runner read while the dev server writes.
-    DATABASES["default"]["OPTIONS"] = {
-        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-        "transaction_mode": "IMMEDIATE",
-        "timeout": 20,
-    }
-    DATABASES["default"]["CONN_MAX_AGE"] = 0
-else:
+
+def database_from_url(url: str) -> dict:
+    """The settings of one database alias: the primary's (DATABASE_URL) and the replica's alike."""
+    database = dj_database_url.parse(url, conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60), conn_health_checks=True)
+    if database["ENGINE"] == "django.db.backends.sqlite3":
+        # WAL lets the in-process task runner read while the dev server writes.
+        database["OPTIONS"] = {
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+        }
+        database["CONN_MAX_AGE"] = 0
+        return database
     # An unreachable server is answered 503 at once, not after the operating system's TCP timeout:
     # psycopg gives up connecting after this many seconds (2 at least, as libpq).
-    DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = env_int("DATABASE_CONNECT_TIMEOUT", 2)
+    database.setdefault("OPTIONS", {})["connect_timeout"] = env_int("DATABASE_CONNECT_TIMEOUT", 2)
     if env_bool("DATABASE_POOL", True):
         # psycopg's connection pool, one per process: a request borrows an open connection instead
         # of checking a persistent one with a round trip (CONN_HEALTH_CHECKS). A connection the
@@ -175,13 +174,27 @@ else:
         # most DATABASE_POOL_TIMEOUT for a connection: with max_size at least the threads of a
         # worker that is only ever the time to open one, so during an outage it is the time to say
         # 503 (the pool keeps reconnecting in the background).
-        DATABASES["default"]["CONN_MAX_AGE"] = 0
-        DATABASES["default"]["CONN_HEALTH_CHECKS"] = False
-        DATABASES["default"]["OPTIONS"]["pool"] = {
+        database["CONN_MAX_AGE"] = 0
+        database["CONN_HEALTH_CHECKS"] = False
+        database["OPTIONS"]["pool"] = {
             "min_size": env_int("DATABASE_POOL_MIN_SIZE", 2),
             "max_size": env_int("DATABASE_POOL_MAX_SIZE", 8),
             "timeout": env_float("DATABASE_POOL_TIMEOUT", 0.5),
         }
+    return database
+
+
+DATABASES = {
+    "default": database_from_url(env_str("DATABASE_URL", f"sqlite:///{BASE_DIR / 'var' / 'selfeval.sqlite3'}"))
+}
+# A streaming replica of the primary: the admin's lists, dashboard and calibration panel and the
+# trace API read from it (config/replica.py). A client that wrote reads from the primary for
+# DATABASE_REPLICA_PIN_SECONDS afterwards: set it above the replica's usual lag. Tests read the test
+# database itself through the alias (a mirror), never a replica.
+DATABASE_REPLICA_PIN_SECONDS = env_int("DATABASE_REPLICA_PIN_SECONDS", 5)
+if replica_url := env_str("DATABASE_REPLICA_URL"):
+    DATABASES["replica"] = database_from_url(replica_url) | {"TEST": {"MIRROR": "default"}}
+    DATABASE_ROUTERS = ["config.replica.ReplicaRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Covering indexes (Index(include=...)) speed PostgreSQL up; SQLite builds them as plain indexes.
 SILENCED_SYSTEM_CHECKS = ["models.W040"]

@@ -1,5 +1,6 @@
 """Test settings: whatever DATABASE_URL says (SQLite by default), tasks run in process."""
 
+import copy
 import os
 
 os.environ.setdefault("TASKS_BACKEND", "immediate")
@@ -14,5 +15,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
     DATABASES["default"]["OPTIONS"] = {}  # noqa: F405
 # Live-server threads must not keep connections open past a test (the test database is dropped).
 DATABASES["default"]["CONN_MAX_AGE"] = 0  # noqa: F405
+# The `replica` alias is the test database itself (a mirror: a second connection to it). Only the
+# replica tests (tests/test_replica.py) install the router that reads through it.
+DATABASES["replica"] = copy.deepcopy(DATABASES["default"]) | {"TEST": {"MIRROR": "default"}}  # noqa: F405
+# Without a pool: nothing would close a mirror's pool before the test database is dropped.
+DATABASES["replica"].get("OPTIONS", {}).pop("pool", None)  # noqa: F405
+DATABASE_ROUTERS = []
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 LANGUAGE_CODE = "en"
