@@ -196,7 +196,7 @@ def test_reviewer_triages_a_bad_case_in_four_actions_without_leaving_the_page(br
     actions.select("#id_status", "triaged")
     actions.fill("#id_notes", "Contradicted by the log: 12.5 %, not 25 %.")
     shot(page, "11-bad-case-with-context")
-    actions.click("input[name=_savenext]")
+    actions.click("#se-triage-next")
     page.wait_for_selector(".messagelist")
 
     assert actions.count <= 4
