@@ -40,5 +40,5 @@ class Command(BaseCommand):
 def _summary(report: DecisionImport) -> str:
     kinds = sorted(set(report.stored) | set(report.unchanged))
     counts = ", ".join(f"{kind} {report.stored[kind]} stored / {report.unchanged[kind]} unchanged" for kind in kinds)
-    users = ", ".join(report.created_users) or "none"
+    users = ", ".join(sorted(report.created_users)) or "none"
     return f"{report.stored.total()} record(s) stored, {report.unchanged.total()} unchanged ({counts or 'no records'}); users created inactive: {users}"
