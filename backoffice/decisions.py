@@ -48,7 +48,7 @@ class DecisionKind:
 
 # Exported in this order; any order imports, since a record refers only to sessions and people.
 KINDS: dict[str, DecisionKind] = {
-    "session": DecisionKind(records=session_state_records, store=session_state_store),
+    "session_state": DecisionKind(records=session_state_records, store=session_state_store),
     "feedback": DecisionKind(records=feedback_event_records, store=feedback_event_store),
     "end_user_vote": DecisionKind(records=end_user_vote_records, store=end_user_vote_store),
     "case": DecisionKind(records=case_records, store=case_store),

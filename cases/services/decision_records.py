@@ -27,7 +27,7 @@ from core.tenancy.models import Project
 from core.text import json_sorted_keys
 from diagnosis.models import DiagnosisSession, VerifierVerdict
 from diagnosis.services.export import instant_text
-from diagnosis.services.records import Record, RecordError, References, username_of
+from diagnosis.services.records import Record, References, username_of
 
 
 def case_records(*, project: Project | None = None) -> Iterator[dict[str, Any]]:
@@ -77,7 +77,7 @@ def case_store(*, record: Record, references: References) -> bool:
     try:
         case_id = uuid.UUID(record.text("id"))
     except ValueError:
-        raise RecordError("id", "not a UUID") from None
+        raise record.error("id", "not a UUID") from None
     project = references.project(record)
     session = references.optional_session(record, project)
     values = {
@@ -112,7 +112,7 @@ def case_store(*, record: Record, references: References) -> bool:
     if session is not None:
         other = Case.objects.filter(session_id=session.pk).exclude(pk=case_id).values_list("pk", flat=True).first()
         if other is not None:
-            raise RecordError("sessionId", f"the session already has another case, {other}")
+            raise record.error("sessionId", f"the session already has another case, {other}")
 
     rows = Case.objects.filter(pk=case_id)
     current = rows.values(*values).first()
@@ -156,10 +156,9 @@ def bad_case_store(*, record: Record, references: References) -> bool:
     """The bad case of the record's session, source and createdAt, created or set to the record's
     triage; the verifier's bad case is found by session and source alone (it opens once per session).
 
-    An open bad case of the record gives way to nothing: when the session has another open one,
-    the record is refused, unless that one is an untouched bad case the verifier opened (no
-    triage, no report): the evaluation of the imported session opened it, and the exported open
-    bad case is the one that took that REJECT in.
+    A record of an open bad case is refused when the session has another open one, unless that one
+    is an untouched bad case the verifier opened (no triage, no report), which is deleted: the
+    evaluation of the imported session opened it, for a REJECT the exported bad case had taken in.
     """
     session = references.session(record)
     source = record.choice("source", BadCaseSource)
@@ -182,7 +181,7 @@ def bad_case_store(*, record: Record, references: References) -> bool:
         same = same.filter(created_at=created_at)
     pk = same.order_by("pk").values_list("pk", flat=True).first()
     if values["status"] in OPEN_BAD_CASE_STATUSES:
-        _make_way_for_open(session=session, keep_pk=pk)
+        _make_way_for_open(record=record, session=session, keep_pk=pk)
     rows = BadCase.objects.filter(pk=pk)
     current = rows.values(*values).first() if pk is not None else None
     if current == values:
@@ -193,7 +192,7 @@ def bad_case_store(*, record: Record, references: References) -> bool:
     return True
 
 
-def _make_way_for_open(*, session: DiagnosisSession, keep_pk: int | None) -> None:
+def _make_way_for_open(*, record: Record, session: DiagnosisSession, keep_pk: int | None) -> None:
     others = BadCase.objects.filter(session_id=session.pk, status__in=OPEN_BAD_CASE_STATUSES).exclude(pk=keep_pk)
     for other in others:
         untouched = (
@@ -202,7 +201,7 @@ def _make_way_for_open(*, session: DiagnosisSession, keep_pk: int | None) -> Non
             and not (other.category or other.notes or other.assignee_id or other.feedback_count)
         )
         if not untouched:
-            raise RecordError("status", f"the session already has another open bad case, #{other.pk}; close it first")
+            raise record.error("status", f"the session already has another open bad case, #{other.pk}; close it first")
         other.delete()
 
 

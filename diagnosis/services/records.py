@@ -45,30 +45,32 @@ class Record:
     def _get(self, key: str, kinds: tuple[type, ...], *, null: bool) -> Any:
         self._read.add(key)
         if key not in self._data:
-            raise RecordError(self._field(key), "missing")
+            raise self.error(key, "missing")
         value = self._data[key]
         if value is None and null:
             return None
         # bool is an int: a flag is never a count, nor a count a flag.
         if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
             expected = " or ".join(kind.__name__ for kind in kinds) + (" or null" if null else "")
-            raise RecordError(self._field(key), f"must be {expected}, not {type(value).__name__}")
+            raise self.error(key, f"must be {expected}, not {type(value).__name__}")
         return value
 
+    def error(self, key: str, message: str) -> RecordError:
+        """The error of this record's field `key` (named by its path)."""
+        return RecordError(self._field(key), message)
+
     def text(self, key: str, *, max_length: int | None = None) -> str:
-        value = self._get(key, (str,), null=False)
-        if max_length is not None and len(value) > max_length:
-            raise RecordError(self._field(key), f"at most {max_length} characters")
-        return value
+        return self._text(key, max_length=max_length, null=False)
 
     def optional_text(self, key: str, *, max_length: int | None = None) -> str | None:
         """Text or null (null stands for none: no user, no session)."""
-        if self._data.get(key) is None:
-            self._read.add(key)
-            if key not in self._data:
-                raise RecordError(self._field(key), "missing")
-            return None
-        return self.text(key, max_length=max_length)
+        return self._text(key, max_length=max_length, null=True)
+
+    def _text(self, key: str, *, max_length: int | None, null: bool) -> str | None:
+        value = self._get(key, (str,), null=null)
+        if value is not None and max_length is not None and len(value) > max_length:
+            raise self.error(key, f"at most {max_length} characters")
+        return value
 
     def choice(self, key: str, choices: type[models.TextChoices], *, blank: bool = False) -> str:
         """One of `choices`' values; with `blank`, null for none (stored as "")."""
@@ -76,7 +78,7 @@ class Record:
         if value is None:
             return ""
         if value not in choices.values:
-            raise RecordError(self._field(key), f"unknown value {value!r}; one of {', '.join(choices.values)}")
+            raise self.error(key, f"unknown value {value!r}; one of {', '.join(choices.values)}")
         return value
 
     def instant(self, key: str) -> dt.datetime:
@@ -84,16 +86,13 @@ class Record:
         try:
             moment = dt.datetime.fromisoformat(value)
         except ValueError:
-            raise RecordError(self._field(key), f"not an ISO 8601 instant: {value!r}") from None
+            raise self.error(key, f"not an ISO 8601 instant: {value!r}") from None
         if moment.tzinfo is None:
-            raise RecordError(self._field(key), f"an instant needs its offset (a trailing Z for UTC): {value!r}")
+            raise self.error(key, f"an instant needs its offset (a trailing Z for UTC): {value!r}")
         return moment
 
     def optional_instant(self, key: str) -> dt.datetime | None:
-        self._read.add(key)
-        if key not in self._data:
-            raise RecordError(self._field(key), "missing")
-        return None if self._data[key] is None else self.instant(key)
+        return None if self._get(key, (str,), null=True) is None else self.instant(key)
 
     def flag(self, key: str, *, null: bool = False) -> bool | None:
         return self._get(key, (bool,), null=null)
@@ -101,7 +100,7 @@ class Record:
     def count(self, key: str) -> int:
         value = self._get(key, (int,), null=False)
         if value < 0:
-            raise RecordError(self._field(key), "must not be negative")
+            raise self.error(key, "must not be negative")
         return value
 
     def mapping(self, key: str) -> dict:
@@ -117,7 +116,7 @@ class Record:
     def finish(self) -> None:
         unknown = sorted(set(self._data) - self._read)
         if unknown:
-            raise RecordError(self._field(unknown[0]), "unknown field")
+            raise self.error(unknown[0], "unknown field")
 
 
 class References:
@@ -139,20 +138,20 @@ class References:
         if slug not in self._projects:
             project = Project.objects.filter(slug=slug).first()
             if project is None:
-                raise RecordError(key, f"unknown project {slug!r}: create it first")
+                raise record.error(key, f"unknown project {slug!r}: create it first")
             self._projects[slug] = project
         return self._projects[slug]
 
     def session(self, record: Record) -> DiagnosisSession:
         """The session the record's `project` and `sessionId` name; it must exist (import_sessions first)."""
         project = self.project(record)
-        return self._session(project, record.text("sessionId"))
+        return self._session(record, project, record.text("sessionId"))
 
     def optional_session(self, record: Record, project: Project) -> DiagnosisSession | None:
         session_id = record.optional_text("sessionId")
-        return None if session_id is None else self._session(project, session_id)
+        return None if session_id is None else self._session(record, project, session_id)
 
-    def _session(self, project: Project, session_id: str) -> DiagnosisSession:
+    def _session(self, record: Record, project: Project, session_id: str) -> DiagnosisSession:
         key = (project.slug, session_id)
         if key not in self._sessions:
             session = (
@@ -161,7 +160,7 @@ class References:
                 .first()
             )
             if session is None:
-                raise RecordError(
+                raise record.error(
                     "sessionId", f"no session {session_id!r} in project {project.slug!r}: import its sessions first"
                 )
             self._sessions[key] = session
@@ -173,7 +172,7 @@ class References:
         if username is None:
             return None
         if not username:
-            raise RecordError(key, "a username cannot be empty")
+            raise record.error(key, "a username cannot be empty")
         if username not in self._users:
             user_model = get_user_model()
             user = user_model.objects.filter(**{user_model.USERNAME_FIELD: username}).first()

@@ -149,7 +149,7 @@ def sessions_only_again(tmp_path) -> None:
 def test_each_decision_is_a_record_of_its_kind(decided):
     kinds = decisions_by_kind(export_decisions())
 
-    assert list(kinds) == ["session", "feedback", "end_user_vote", "case", "bad_case", "review"]
+    assert list(kinds) == ["session_state", "feedback", "end_user_vote", "case", "bad_case", "review"]
     case, from_the_admins_vote = kinds["case"]
     assert (from_the_admins_vote["sessionId"], from_the_admins_vote["status"]) == ("s-reject", "pending")
     assert case["status"] == "approved" and case["reviewedBy"] == "dora" and case["title"] == "支付网关超时"
@@ -170,7 +170,7 @@ def test_each_decision_is_a_record_of_its_kind(decided):
     ]
     (review,) = kinds["review"]
     assert (review["reviewer"], review["judgement"], review["verifierWasRight"]) == ("bob", "correct", False)
-    assert {state["sessionId"]: state["feedback"] for state in kinds["session"]} == {
+    assert {state["sessionId"]: state["feedback"] for state in kinds["session_state"]} == {
         "s-useful": "useful",
         "s-reject": "useful",
     }
@@ -234,7 +234,7 @@ def test_an_imported_vote_opens_no_case_and_no_bad_case(decided, tmp_path):
 
     assert FeedbackEvent.objects.count() == 4
     assert not Case.objects.exists() and not BadCase.objects.exists()
-    assert set(DiagnosisSession.objects.values_list("feedback", flat=True)) == {""}  # the session record sets it
+    assert set(DiagnosisSession.objects.values_list("feedback", flat=True)) == {""}  # the session_state record sets it
 
 
 def test_the_verifiers_bad_case_opened_again_by_the_evaluation_takes_the_exported_triage(decided, tmp_path):
@@ -258,14 +258,19 @@ def test_an_open_bad_case_of_the_file_and_another_triaged_one_in_the_database_co
     conflicting = tmp_path / "conflict.jsonl"
     conflicting.write_text(json.dumps(record) + "\n", encoding="utf-8")
 
+    err = StringIO()
+
     with pytest.raises(CommandError, match="1 line"):
-        import_decisions(conflicting)
+        call_command("import_decisions", "--input", str(conflicting), stdout=StringIO(), stderr=err)
+
+    assert err.getvalue().startswith(f"line 1: status: the session already has another open bad case, #{bad_case.pk}")
+    assert BadCase.objects.count() == 1
 
 
 BAD_LINES = [
     ("not json", "line 2: not JSON"),
     ('["a list"]', "line 2: not a JSON object"),
-    ('{"kind": "verdict"}', "line 2: kind: unknown kind 'verdict'; one of session, feedback"),
+    ('{"kind": "verdict"}', "line 2: kind: unknown kind 'verdict'; one of session_state, feedback"),
     ({"value": "meh"}, "line 2: value: unknown value 'meh'; one of useful, not_useful"),
     ({"createdAt": "yesterday"}, "line 2: createdAt: not an ISO 8601 instant: 'yesterday'"),
     ({"createdAt": "2026-11-29T08:00:00"}, "line 2: createdAt: an instant needs its offset"),

@@ -111,7 +111,7 @@ def import_decisions_reviewing_a_past_session(world: World) -> None:
     reviewed_at = clock.iso(clock.ago(days=1))
     records = [
         {
-            "kind": "session",
+            "kind": "session_state",
             "project": world.project.slug,
             "sessionId": "s-steady",
             "feedback": "not_useful",

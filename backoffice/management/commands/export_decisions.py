@@ -19,10 +19,11 @@ class Command(BaseCommand):
         parser.add_argument(
             "--output", default="-", help="file to write (replaced when the export is complete); '-' for stdout"
         )
+        parser.add_argument("--no-progress", action="store_true", help="no progress bar (none without a terminal)")
 
     def handle(self, *args, **options) -> None:
         project = project_from_slug(options["project"]) if options["project"] else None
-        with Progress(self, unit="record", desc="Exporting", enabled=False) as progress:
+        with Progress(self, unit="record", desc="Exporting", enabled=not options["no_progress"]) as progress:
             lines = decision_export_lines(project=project)
             written = write_lines(lines, output=options["output"], stdout=self.stdout, progress=progress)
         where = "stdout" if options["output"] == "-" else options["output"]
