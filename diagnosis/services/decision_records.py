@@ -26,7 +26,7 @@ def session_state_records(*, project: Project | None = None) -> Iterator[dict[st
     """
     sessions = DiagnosisSession.objects.filter(
         Q(feedback__gt="") | Q(reviewed_at__isnull=False) | Q(review_judgement__gt="")
-    ).select_related("project")
+    )
     if project is not None:
         sessions = sessions.filter(project=project)
     fields = ("project__slug", "session_id", "feedback", "reviewed_at", "review_judgement")
