@@ -135,9 +135,9 @@ def import_decisions_reviewing_a_past_session(world: World) -> None:
 
 
 def purge(world: World) -> None:
-    """The sessions of PAST days ago go (s-reject, a day older, stays: its bad case keeps it)."""
+    """The sessions of PAST days ago go, and s-reject, a day older: nobody triaged its bad case."""
     report = sessions_purge(older_than_days=PAST - 1)
-    assert report.removed["diagnosis.DiagnosisSession"] == 2
+    assert report.removed["diagnosis.DiagnosisSession"] == 3
 
 
 WRITES: dict[str, Callable[[World], None]] = {
