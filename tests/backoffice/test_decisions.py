@@ -68,6 +68,7 @@ def wipe() -> None:
 def test_demo_data_survives_export_import_export_byte_for_byte(tmp_path, django_capture_on_commit_callbacks):
     call_command("seed_demo", sessions=120, seed=1, stdout=StringIO(), stderr=StringIO())
     before = human_counts()
+    assert all(before.values()), before  # the demo has some of everything
     sessions = {slug: export_sessions(slug) for slug in DEMO_PROJECTS}
     decisions = tmp_path / "decisions.jsonl"
     decisions.write_text(export_decisions(), encoding="utf-8")
