@@ -1,8 +1,13 @@
-"""What the management commands share: a project by slug, instants on the command line, the progress bar."""
+"""What the management commands share: a project by slug, instants on the command line, the progress bar,
+writing lines to a file or stdout."""
 
 import argparse
+import os
+from collections.abc import Iterable
 from datetime import datetime
 from datetime import time as dt_time
+from pathlib import Path
+from typing import TextIO
 
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
@@ -79,3 +84,38 @@ class Progress:
 
     def __exit__(self, *exc_info: object) -> None:
         self._bar.close()
+
+
+def write_lines(lines: Iterable[str], *, output: str, stdout: TextIO, progress: Progress) -> int:
+    """Write `lines` (each without its newline) to the file `output`, or to `stdout` for '-'; returns their number."""
+    if output == "-":
+        return _write(lines, stdout, progress)
+    return _write_file(lines, Path(output), progress)
+
+
+def _write(lines: Iterable[str], out: TextIO, progress: Progress) -> int:
+    written = 0
+    for line in lines:
+        out.write(line + "\n")
+        written += 1
+        progress.update()
+    return written
+
+
+def _write_file(lines: Iterable[str], path: Path, progress: Progress) -> int:
+    """Write a regular file through `<name>.partial` renamed at the end, so a failed export never leaves
+    half a file; anything else that exists there (a device, a pipe) is written to directly."""
+    target = path.resolve()  # a symlink keeps pointing at the file it names
+    direct = target.exists() and not target.is_file()
+    partial = target if direct else target.with_name(f"{target.name}.partial")
+    try:
+        with partial.open("w", encoding="utf-8", newline="\n") as out:
+            written = _write(lines, out, progress)
+        if not direct:
+            os.replace(partial, target)
+    except OSError as exc:
+        raise CommandError(f"--output: cannot write {path}: {exc}") from exc
+    finally:
+        if not direct:
+            partial.unlink(missing_ok=True)  # gone already once renamed
+    return written

@@ -71,8 +71,8 @@ def session_payload(*, session: DiagnosisSession, with_self_evaluation: bool = T
         "answer": session.answer,
         "status": session.status,
         "error": session.error or None,
-        "createdAt": _instant(session.created_at),
-        "finishedAt": _instant(session.finished_at),
+        "createdAt": instant_text(session.created_at),
+        "finishedAt": instant_text(session.finished_at),
         "alert": json_sorted_keys(session.alert),
         "activeAlerts": json_sorted_keys(session.active_alerts or []),
         "steps": [
@@ -111,7 +111,8 @@ def _invocation_payload(inv: ToolInvocation) -> dict[str, Any]:
     }
 
 
-def _instant(moment: dt.datetime | None) -> str | None:
+def instant_text(moment: dt.datetime | None) -> str | None:
+    """UTC ISO 8601 with a `Z`, to the microsecond (None stays None): how every export writes an instant."""
     if moment is None:
         return None
     return moment.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")

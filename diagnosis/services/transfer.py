@@ -12,6 +12,7 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import batched
+from typing import Any
 
 from django.db import DatabaseError, transaction
 from django.db.models import QuerySet
@@ -30,17 +31,22 @@ IMPORT_BATCH_SIZE = 100
 
 
 def session_export_lines(*, sessions: QuerySet[DiagnosisSession], chunk_size: int = EXPORT_CHUNK_SIZE) -> Iterator[str]:
-    """One JSON line (without its newline) per session, in the queryset's order, streamed.
+    """One JSON line (`json_line`) per session, in the queryset's order, streamed."""
+    rows = sessions.only(*PAYLOAD_FIELDS).prefetch_related(*payload_prefetches())
+    for session in rows.iterator(chunk_size=chunk_size):
+        yield json_line(session_payload(session=session))
+
+
+def json_line(value: Any) -> str:
+    """`value` as one compact JSON line (without its newline), keys in the order given.
 
     UTF-8 text as is, except the characters some readers split lines on, which stay escaped.
     """
-    rows = sessions.only(*PAYLOAD_FIELDS).prefetch_related(*payload_prefetches())
-    for session in rows.iterator(chunk_size=chunk_size):
-        line = json.dumps(session_payload(session=session), ensure_ascii=False, separators=(",", ":"))
-        for char, escaped in _LINE_BREAKS:
-            if char in line:  # rare: replace() copies the line
-                line = line.replace(char, escaped)
-        yield line
+    line = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    for char, escaped in _LINE_BREAKS:
+        if char in line:  # rare: replace() copies the line
+            line = line.replace(char, escaped)
+    return line
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ import pytest
 import time_machine
 from django.contrib.auth.models import Group
 
+from backoffice.decisions import decision_import_lines
 from diagnosis.models import DiagnosisSession
 from diagnosis.services.evaluation import (
     session_evaluate,
@@ -105,6 +106,34 @@ def import_an_export_with_a_new_verdict_on_another_day(world: World) -> None:
     assert [outcome.error for outcome in outcomes] == [""]
 
 
+def import_decisions_reviewing_a_past_session(world: World) -> None:
+    """The session's review state and a review by a person the database does not know yet."""
+    reviewed_at = clock.iso(clock.ago(days=1))
+    records = [
+        {
+            "kind": "session_state",
+            "project": world.project.slug,
+            "sessionId": "s-steady",
+            "feedback": "not_useful",
+            "reviewedAt": reviewed_at,
+            "reviewJudgement": "wrong",
+        },
+        {
+            "kind": "review",
+            "project": world.project.slug,
+            "sessionId": "s-steady",
+            "reviewer": "erin",
+            "judgement": "wrong",
+            "verifierWasRight": False,
+            "verifierVerdict": "PASS",
+            "notes": "",
+            "createdAt": reviewed_at,
+        },
+    ]
+    report = decision_import_lines(lines=[json.dumps(record).encode() for record in records])
+    assert report.errors == [] and report.stored.total() == 2
+
+
 def purge(world: World) -> None:
     """The sessions of PAST days ago and older go (s-reject's open bad case, untriaged, goes with it)."""
     report = sessions_purge(older_than_days=PAST - 1)
@@ -121,6 +150,7 @@ WRITES: dict[str, Callable[[World], None]] = {
     "vote api": vote_through_the_api,
     "review": review,
     "import": import_an_export_with_a_new_verdict_on_another_day,
+    "import decisions": import_decisions_reviewing_a_past_session,
     "purge": purge,
 }
 

@@ -1,12 +1,8 @@
 """`manage.py export_sessions`: sessions as JSON Lines, one `POST /api/sessions` payload per line."""
 
-import os
-from pathlib import Path
-from typing import TextIO
-
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from diagnosis.management.cli import Progress, check_range, instant, project_from_slug
+from diagnosis.management.cli import Progress, check_range, instant, project_from_slug, write_lines
 from diagnosis.selectors import session_list_for_export
 from diagnosis.services.transfer import EXPORT_CHUNK_SIZE, session_export_lines
 
@@ -38,38 +34,7 @@ class Command(BaseCommand):
             if progress.active:
                 progress.set_total(sessions.count())
             lines = session_export_lines(sessions=sessions, chunk_size=options["chunk_size"])
-            if options["output"] == "-":
-                written = _write(lines, self.stdout, progress)
-            else:
-                written = _write_file(lines, Path(options["output"]), progress)
+            written = write_lines(lines, output=options["output"], stdout=self.stdout, progress=progress)
         where = "stdout" if options["output"] == "-" else options["output"]
         # The summary goes to stderr: stdout may be the data itself.
         self.stderr.write(f"{written} session(s) exported to {where}")
-
-
-def _write(lines, out: TextIO, progress: Progress) -> int:
-    written = 0
-    for line in lines:
-        out.write(line + "\n")
-        written += 1
-        progress.update()
-    return written
-
-
-def _write_file(lines, path: Path, progress: Progress) -> int:
-    """Write a regular file through `<name>.partial` renamed at the end, so a failed export never leaves
-    half a file; anything else that exists there (a device, a pipe) is written to directly."""
-    target = path.resolve()  # a symlink keeps pointing at the file it names
-    direct = target.exists() and not target.is_file()
-    partial = target if direct else target.with_name(f"{target.name}.partial")
-    try:
-        with partial.open("w", encoding="utf-8", newline="\n") as out:
-            written = _write(lines, out, progress)
-        if not direct:
-            os.replace(partial, target)
-    except OSError as exc:
-        raise CommandError(f"--output: cannot write {path}: {exc}") from exc
-    finally:
-        if not direct:
-            partial.unlink(missing_ok=True)  # gone already once renamed
-    return written

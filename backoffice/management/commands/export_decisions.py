@@ -1,0 +1,31 @@
+"""`manage.py export_decisions`: people's decisions (feedback, cases, bad cases, reviews) as JSON Lines."""
+
+from django.core.management.base import BaseCommand, CommandParser
+
+from backoffice.decisions import decision_export_lines
+from diagnosis.management.cli import Progress, project_from_slug, write_lines
+
+
+class Command(BaseCommand):
+    help = (
+        'Write what people decided as JSON Lines, one record a line ({"kind": "case", ...}): the sessions\' '
+        "feedback and review state, feedback events, end users' votes, cases with their review and revisions, "
+        "bad cases with their triage, reviews. The sessions travel with export_sessions. Export, import into "
+        "a database holding the same sessions and export again gives the same bytes."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--project", help="project slug (default: every project)")
+        parser.add_argument(
+            "--output", default="-", help="file to write (replaced when the export is complete); '-' for stdout"
+        )
+        parser.add_argument("--no-progress", action="store_true", help="no progress bar (none without a terminal)")
+
+    def handle(self, *args, **options) -> None:
+        project = project_from_slug(options["project"]) if options["project"] else None
+        with Progress(self, unit="record", desc="Exporting", enabled=not options["no_progress"]) as progress:
+            lines = decision_export_lines(project=project)
+            written = write_lines(lines, output=options["output"], stdout=self.stdout, progress=progress)
+        where = "stdout" if options["output"] == "-" else options["output"]
+        # The summary goes to stderr: stdout may be the data itself.
+        self.stderr.write(f"{written} record(s) exported to {where}")
