@@ -144,13 +144,14 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "postgres" in item.keywords and connection.vendor != "postgresql":
             item.add_marker(skip)
+    serialized_transactional_tests_first(items)
 
 
-@pytest.hookimpl(trylast=True, specname="pytest_collection_modifyitems")
 def serialized_transactional_tests_first(items):
-    """Among the transactional tests (pytest-django runs them after the others), those with a
-    serialized rollback first: a plain transactional test's flush re-creates the content types
-    (post_migrate), which a later serialized test would then load a second time and collide with."""
+    """Among the transactional tests (pytest-django's tryfirst hook has put them after the others),
+    those with a serialized rollback first: a plain transactional test's flush re-creates the
+    content types (post_migrate), which a later serialized test would then load a second time and
+    collide with. (pytest calls only functions named pytest_* as hooks.)"""
     transactional = [index for index, item in enumerate(items) if _is_transactional(item)]
     ordered = sorted((items[index] for index in transactional), key=lambda item: not _is_serialized(item))
     for index, item in zip(transactional, ordered, strict=True):
