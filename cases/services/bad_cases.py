@@ -12,12 +12,14 @@ from django.utils.translation import gettext
 
 from cases.models import OPEN_BAD_CASE_STATUSES, BadCase, BadCaseCategory, BadCaseSource, BadCaseStatus
 from diagnosis.models import DiagnosisSession, VerifierVerdict
+from diagnosis.services.trace_version import session_trace_changed
 
 
 def bad_case_open_for_session(*, session: DiagnosisSession, source: str, from_feedback: bool = False) -> BadCase:
     """The session's open bad case, created when there is none (race-safe on the partial unique index).
 
-    `from_feedback` counts one more not_useful report on the bad case.
+    `from_feedback` counts one more not_useful report on the bad case. Either write moves the
+    session's trace version.
     """
     if source not in BadCaseSource.values:
         raise ValueError(f"unknown bad case source {source!r}")
@@ -27,17 +29,20 @@ def bad_case_open_for_session(*, session: DiagnosisSession, source: str, from_fe
         if existing is not None:
             if increment:
                 BadCase.objects.filter(pk=existing.pk).update(feedback_count=F("feedback_count") + increment)
+                session_trace_changed(session_pk=session.pk)
                 existing.refresh_from_db(fields=["feedback_count"])
             return existing
         try:
             with transaction.atomic():
-                return BadCase.objects.create(
+                bad_case = BadCase.objects.create(
                     session=session,
                     project_id=session.project_id,
                     source=source,
                     verifier_verdict=session.verifier_verdict,
                     feedback_count=increment,
                 )
+                session_trace_changed(session_pk=session.pk)
+                return bad_case
         except IntegrityError:
             continue  # a concurrent request opened it first; read it on the next pass
     raise RuntimeError(f"could not open a bad case for session {session.pk}")
@@ -123,6 +128,7 @@ def bad_case_update(*, bad_case: BadCase, user: AbstractBaseUser, add_note: str 
                 else:
                     locked.closed_at = None
             locked.save(update_fields=[*fields, "closed_at", "updated_at"])
+            session_trace_changed(session_pk=locked.session_id)
     except IntegrityError:
         raise ValidationError(
             {"status": gettext("The session already has another open bad case; close that one first.")}

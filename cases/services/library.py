@@ -14,6 +14,7 @@ from cases.models import Case, CaseRevision, CaseRevisionAction, CaseSourceType,
 from cases.services.extraction import case_fields_extract
 from core.tenancy.models import Project
 from diagnosis.models import DiagnosisSession
+from diagnosis.services.trace_version import session_trace_changed
 
 # Fields staff may set by hand (manual cases, edits); everything else is bookkeeping.
 EDITABLE_FIELDS = ("title", "query", "root_cause", "solution", "fault_category", "error_code", "service")
@@ -58,6 +59,7 @@ def case_create_from_session(*, session: DiagnosisSession, created_by: str = "sy
             CaseRevision.objects.create(
                 case=case, action=CaseRevisionAction.CREATE, changes={"source_type": [None, CaseSourceType.AUTO]}
             )
+            session_trace_changed(session_pk=full.pk)
             return case
     except IntegrityError:
         # A concurrent request created it between our read and our insert.
@@ -106,6 +108,7 @@ def case_update(*, case: Case, user: AbstractBaseUser, changes: dict[str, Any]) 
                 setattr(locked, name, new)
             locked.save(update_fields=[*diff, "updated_at"])
             CaseRevision.objects.create(case=locked, editor=user, action=CaseRevisionAction.EDIT, changes=diff)
+            _trace_changed(locked)
     return locked
 
 
@@ -147,7 +150,14 @@ def _case_review(*, case: Case, user: AbstractBaseUser, status: str, note: str, 
             action=CaseRevisionAction.APPROVE if status == CaseStatus.APPROVED else CaseRevisionAction.REJECT,
             changes=decision,
         )
+        _trace_changed(locked)
     return locked
+
+
+def _trace_changed(case: Case) -> None:
+    """A case of a session shows in the session's trace; a case written by hand has none."""
+    if case.session_id is not None:
+        session_trace_changed(session_pk=case.session_id)
 
 
 def case_fields_clean(fields: dict[str, Any]) -> dict[str, Any]:
