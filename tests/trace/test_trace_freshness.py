@@ -48,7 +48,9 @@ def test_every_write_the_trace_shows_moves_its_version(api, project, superuser):
     payload = chat_payload()
     session = session_ingest(project, payload)
     body = reader.changed()
-    assert body["views"]["execution"]["evaluationState"] == "PENDING" and body["selfEvaluation"]["ruleEvaluation"] is None
+    assert (
+        body["views"]["execution"]["evaluationState"] == "PENDING" and body["selfEvaluation"]["ruleEvaluation"] is None
+    )
     reader.unchanged()
 
     session_evaluate(session_pk=session.pk)
@@ -59,11 +61,16 @@ def test_every_write_the_trace_shows_moves_its_version(api, project, superuser):
 
     reposted = copy.deepcopy(payload)
     reposted["answer"] = "连接池已扩容，错误率回落。"
-    reposted["toolInvocations"][0]["retrievalDetails"]["evidenceRefs"][0]["content"] = "连接池耗尽告警已触发，原因待查。"
+    reposted["toolInvocations"][0]["retrievalDetails"]["evidenceRefs"][0]["content"] = (
+        "连接池耗尽告警已触发，原因待查。"
+    )
     session_ingest(project, reposted)
     body = reader.changed()
     assert body["session"]["answer"] == "连接池已扩容，错误率回落。"
-    assert body["toolInvocations"][0]["retrievalDetails"]["evidenceRefs"][0]["content"] == "连接池耗尽告警已触发，原因待查。"
+    assert (
+        body["toolInvocations"][0]["retrievalDetails"]["evidenceRefs"][0]["content"]
+        == "连接池耗尽告警已触发，原因待查。"
+    )
 
     session_evaluation_request(session_pks=[session.pk])
     assert reader.changed()["views"]["execution"]["evaluationState"] == "PENDING"
@@ -115,7 +122,11 @@ def test_a_turn_shows_what_changes_in_the_other_turns_of_its_conversation(api, p
     assert [turn["feedback"] for turn in reader.changed("/api/trace/turn-1")["conversation"]["turns"]] == [None] * 3
 
     feedback_of(turns[2], "useful")
-    assert [t["feedback"] for t in reader.changed("/api/trace/turn-1")["conversation"]["turns"]] == [None, None, "useful"]
+    assert [t["feedback"] for t in reader.changed("/api/trace/turn-1")["conversation"]["turns"]] == [
+        None,
+        None,
+        "useful",
+    ]
     session_ingest(project, chat_payload(sessionId="turn-4", conversationId="conv-1"))
     assert len(reader.changed("/api/trace/turn-1")["conversation"]["turns"]) == 4
     reader.unchanged("/api/trace/turn-1")
