@@ -28,21 +28,20 @@ def bad_case_open_for_session(*, session: DiagnosisSession, source: str, from_fe
         existing = BadCase.objects.filter(session=session, status__in=OPEN_BAD_CASE_STATUSES).first()
         if existing is not None:
             if increment:
-                BadCase.objects.filter(pk=existing.pk).update(feedback_count=F("feedback_count") + increment)
                 session_trace_changed(session_pk=session.pk)
+                BadCase.objects.filter(pk=existing.pk).update(feedback_count=F("feedback_count") + increment)
                 existing.refresh_from_db(fields=["feedback_count"])
             return existing
         try:
             with transaction.atomic():
-                bad_case = BadCase.objects.create(
+                session_trace_changed(session_pk=session.pk)
+                return BadCase.objects.create(
                     session=session,
                     project_id=session.project_id,
                     source=source,
                     verifier_verdict=session.verifier_verdict,
                     feedback_count=increment,
                 )
-                session_trace_changed(session_pk=session.pk)
-                return bad_case
         except IntegrityError:
             continue  # a concurrent request opened it first; read it on the next pass
     raise RuntimeError(f"could not open a bad case for session {session.pk}")
@@ -116,6 +115,7 @@ def bad_case_update(*, bad_case: BadCase, user: AbstractBaseUser, add_note: str 
     add_note = add_note.strip()
     try:
         with transaction.atomic():
+            session_trace_changed(session_pk=bad_case.session_id)
             locked = BadCase.objects.select_for_update().get(pk=bad_case.pk)
             for name, value in fields.items():
                 setattr(locked, name, value)
@@ -128,7 +128,6 @@ def bad_case_update(*, bad_case: BadCase, user: AbstractBaseUser, add_note: str 
                 else:
                     locked.closed_at = None
             locked.save(update_fields=[*fields, "closed_at", "updated_at"])
-            session_trace_changed(session_pk=locked.session_id)
     except IntegrityError:
         raise ValidationError(
             {"status": gettext("The session already has another open bad case; close that one first.")}

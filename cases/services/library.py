@@ -42,6 +42,7 @@ def case_create_from_session(*, session: DiagnosisSession, created_by: str = "sy
     )
     try:
         with transaction.atomic():
+            session_trace_changed(session_pk=full.pk)
             case = Case.objects.create(
                 project_id=full.project_id,
                 session_id=full.pk,
@@ -59,7 +60,6 @@ def case_create_from_session(*, session: DiagnosisSession, created_by: str = "sy
             CaseRevision.objects.create(
                 case=case, action=CaseRevisionAction.CREATE, changes={"source_type": [None, CaseSourceType.AUTO]}
             )
-            session_trace_changed(session_pk=full.pk)
             return case
     except IntegrityError:
         # A concurrent request created it between our read and our insert.
@@ -99,6 +99,7 @@ def case_update(*, case: Case, user: AbstractBaseUser, changes: dict[str, Any]) 
         raise PermissionDenied("Editing cases needs the cases.change_case permission.")
     values = case_fields_clean(changes)
     with transaction.atomic():
+        _trace_changed(case)
         locked = Case.objects.select_for_update().get(pk=case.pk)
         diff = {
             name: [getattr(locked, name), value] for name, value in values.items() if getattr(locked, name) != value
@@ -108,7 +109,6 @@ def case_update(*, case: Case, user: AbstractBaseUser, changes: dict[str, Any]) 
                 setattr(locked, name, new)
             locked.save(update_fields=[*diff, "updated_at"])
             CaseRevision.objects.create(case=locked, editor=user, action=CaseRevisionAction.EDIT, changes=diff)
-            _trace_changed(locked)
     return locked
 
 
@@ -133,6 +133,7 @@ def _case_review(*, case: Case, user: AbstractBaseUser, status: str, note: str, 
         raise ValidationError({"review_note": "Must be text."})
     note = note.replace("\r\n", "\n").replace("\r", "\n")
     with transaction.atomic():
+        _trace_changed(case)
         if changes:
             case_update(case=case, user=user, changes=changes)
         locked = Case.objects.select_for_update().get(pk=case.pk)
@@ -150,12 +151,12 @@ def _case_review(*, case: Case, user: AbstractBaseUser, status: str, note: str, 
             action=CaseRevisionAction.APPROVE if status == CaseStatus.APPROVED else CaseRevisionAction.REJECT,
             changes=decision,
         )
-        _trace_changed(locked)
     return locked
 
 
 def _trace_changed(case: Case) -> None:
-    """A case of a session shows in the session's trace; a case written by hand has none."""
+    """A case of a session shows in the session's trace (a case written by hand has none). Before the
+    case's row lock: the session's row first, as a vote takes them."""
     if case.session_id is not None:
         session_trace_changed(session_pk=case.session_id)
 

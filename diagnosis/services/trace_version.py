@@ -17,5 +17,7 @@ TRACE_CHANGED = {"trace_version": F("trace_version") + 1}
 
 
 def session_trace_changed(*, session_pk: int) -> None:
-    """Mark the session's trace changed; call inside the transaction of the write."""
+    """Mark the session's trace changed. Call inside the transaction of the write and before locking
+    the session's other rows (its case, its bad case): this takes the session's row lock, which votes
+    and evaluations take first, so no two writers wait on each other in opposite orders."""
     DiagnosisSession.objects.filter(pk=session_pk).update(**TRACE_CHANGED)
