@@ -150,7 +150,8 @@ def session_get(
 
     A machine client's key pins the project; staff may pass `project_slug` to choose between
     projects that use the same sessionId. Another project's session is a 404, never a 403.
-    `queryset` chooses what is loaded (default: the session with its project).
+    `queryset` chooses what is loaded (default: the session with its project; a `values()` queryset
+    gives the row as a dict, as the trace API reads its version).
     """
     if queryset is None:
         queryset = DiagnosisSession.objects.select_related("project")
