@@ -331,6 +331,12 @@ def inspection_get(*, session: DiagnosisSession, feedback_events, cases, bad_cas
         cases=cases,
         bad_cases=bad_cases,
         reviews=list(SessionReview.objects.filter(session=session).select_related("reviewer")),
-        conversation=conversation_turns(session=session),
+        conversation=list(
+            conversation_turns(project_id=session.project_id, conversation_id=session.conversation_id).only(
+                "session_id", "conversation_id", "query", "status", "feedback", "created_at"
+            )
+        )
+        if session.conversation_id
+        else [],
         raw_json=json.dumps(evaluation.container, ensure_ascii=False, indent=2, sort_keys=True),
     )

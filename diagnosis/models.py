@@ -115,6 +115,10 @@ class DiagnosisSession(models.Model):
     evaluation_requested_at = models.DateTimeField(null=True, blank=True)
     evaluated_at = models.DateTimeField(null=True, blank=True, verbose_name=_("evaluated at"))
 
+    # One more with every write that changes what the session's trace shows
+    # (diagnosis.services.trace_version): the trace API caches the body and answers ETags by it.
+    trace_version = models.PositiveIntegerField(default=1, editable=False)
+
     reviewed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("reviewed at"))
     review_judgement = models.CharField(max_length=16, blank=True, verbose_name=_("review judgement"))
     # Derived by the database, so no code path can forget to keep the triage queue in sync.

@@ -150,7 +150,8 @@ def session_get(
 
     A machine client's key pins the project; staff may pass `project_slug` to choose between
     projects that use the same sessionId. Another project's session is a 404, never a 403.
-    `queryset` chooses what is loaded (default: the session with its project).
+    `queryset` chooses what is loaded (default: the session with its project; a `values()` queryset
+    gives the row as a dict, as the trace API reads its version).
     """
     if queryset is None:
         queryset = DiagnosisSession.objects.select_related("project")
@@ -189,16 +190,10 @@ def sessions_needing_review(*, access: Access, queryset: QuerySet | None = None)
     return sessions.visible_to(access).filter(needs_review=True)
 
 
-def conversation_turns(*, session: DiagnosisSession) -> list[DiagnosisSession]:
-    """The turns of the session's conversation (same project and conversation id), oldest first: the
-    first SELFEVAL_TRACE_CONVERSATION_TURNS of them, in one query (the trace API and the inspector);
-    none, and no query, when the session is not part of a conversation."""
-    if not session.conversation_id:
-        return []
-    return list(
-        DiagnosisSession.objects.filter(project_id=session.project_id, conversation_id=session.conversation_id)
-        .order_by("created_at", "id")
-        .only("session_id", "conversation_id", "query", "status", "feedback", "created_at")[
-            : settings.SELFEVAL_TRACE_CONVERSATION_TURNS
-        ]
-    )
+def conversation_turns(*, project_id: int, conversation_id: str) -> QuerySet[DiagnosisSession]:
+    """The turns of a conversation (same project and conversation id), oldest first: the first
+    SELFEVAL_TRACE_CONVERSATION_TURNS of them, in one query. The trace API and the inspector choose
+    the columns (`values`, `only`)."""
+    return DiagnosisSession.objects.filter(project_id=project_id, conversation_id=conversation_id).order_by(
+        "created_at", "id"
+    )[: settings.SELFEVAL_TRACE_CONVERSATION_TURNS]

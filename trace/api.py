@@ -1,11 +1,17 @@
 """`GET /api/trace/<sessionId>`: one diagnosis seen from execution, evidence and the user; and the
 whole of a tool output or a ref that the trace shows only as a preview."""
 
+from functools import partial
+from trace.body import TraceLinks, trace_body
+from trace.cache import trace_etag, trace_json
 from trace.invocations import TraceOutputSerializer, TraceQuerySerializer
-from trace.selectors import trace_get, trace_invocation_get, trace_ref_get
+from trace.selectors import TraceHead, trace_get, trace_head_get, trace_invocation_get, trace_ref_get
 from trace.serializers import TraceSerializer
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from django.http import HttpResponse
+from django.utils.cache import get_conditional_response
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -16,6 +22,19 @@ from diagnosis.serializers import EvidenceRefSerializer
 
 PROJECT_PARAMETER = OpenApiParameter(
     "project", str, description="Staff only: the project slug when a sessionId exists in several projects."
+)
+IF_NONE_MATCH_PARAMETER = OpenApiParameter(
+    "If-None-Match",
+    str,
+    OpenApiParameter.HEADER,
+    description="The ETag of a trace the client holds: a 304 without a body while the trace is unchanged.",
+)
+ETAG_HEADER = OpenApiParameter(
+    "ETag",
+    str,
+    OpenApiParameter.HEADER,
+    response=[200, 304],
+    description="This version of the trace (any write to the session makes a new one), for If-None-Match.",
 )
 
 
@@ -31,23 +50,48 @@ class TraceView(APIView):
             "three views: execution (status), evidence (rule / verifier), user (feedback, case, bad case). "
             "Invocations come a page at a time (`toolInvocationsPage` links the next and previous pages); "
             "tool outputs and ref contents longer than SELFEVAL_TRACE_PREVIEW_CHARS are previews with a link "
-            "(`outputUrl`, `contentUrl`) to the whole. A fixed number of SQL queries, whatever the session's size."
+            "(`outputUrl`, `contentUrl`) to the whole. A fixed number of SQL queries, whatever the session's size; "
+            "an unchanged trace is answered from the cache in one query, or a 304 to its ETag."
         ),
-        parameters=[PROJECT_PARAMETER, TraceQuerySerializer],
-        responses={200: TraceSerializer, **error_responses(*READ_ERRORS)},
+        parameters=[PROJECT_PARAMETER, TraceQuerySerializer, IF_NONE_MATCH_PARAMETER, ETAG_HEADER],
+        responses={
+            200: TraceSerializer,
+            304: OpenApiResponse(description="Not modified: the trace is still the one If-None-Match names"),
+            **error_responses(*READ_ERRORS),
+        },
     )
-    def get(self, request: Request, session_id: str) -> Response:
+    def get(self, request: Request, session_id: str) -> HttpResponse:
         params = TraceQuerySerializer(data=request.query_params)
         params.is_valid(raise_exception=True)
         project_slug = request.query_params.get("project")
-        trace = trace_get(
-            access=access_from_request(request),
-            session_id=session_id,
-            project_slug=project_slug,
-            invocation_offset=params.validated_data["invocationOffset"],
-            invocation_limit=params.validated_data["invocationLimit"],
-        )
-        return Response(TraceSerializer(trace, context={"request": request, "project_slug": project_slug}).data)
+        head = trace_head_get(access=access_from_request(request), session_id=session_id, project_slug=project_slug)
+        etag = trace_etag(head=head, url=request.build_absolute_uri())
+        response = get_conditional_response(request, etag=etag)
+        if response is None:
+            render = partial(
+                _trace_rendered,
+                request=request,
+                head=head,
+                project_slug=project_slug,
+                invocation_offset=params.validated_data["invocationOffset"],
+                invocation_limit=params.validated_data["invocationLimit"],
+            )
+            response = HttpResponse(trace_json(etag=etag, render=render), content_type="application/json")
+        response["ETag"] = etag
+        return response
+
+
+def _trace_rendered(
+    *,
+    request: Request,
+    head: TraceHead,
+    project_slug: str | None,
+    invocation_offset: int,
+    invocation_limit: int | None,
+) -> bytes:
+    """The JSON of the trace of `head`, read now (after `head`)."""
+    trace = trace_get(head=head, invocation_offset=invocation_offset, invocation_limit=invocation_limit)
+    return JSONRenderer().render(trace_body(trace, links=TraceLinks(request=request, project_slug=project_slug)))
 
 
 class TraceInvocationOutputView(APIView):

@@ -1,37 +1,19 @@
-"""Output shape of `GET /api/trace/<sessionId>`: camelCase, the self_evaluation layers structured.
+"""Output shape of `GET /api/trace/<sessionId>`, for the OpenAPI schema only: `trace.body` builds
+the answer as plain values (what a nested serializer cost was most of a trace GET).
 
-The layers are read with the typed reader (`diagnosis.evaluation_layers`) and laid out for
-reading: rule factors, verifier claim checks with their facts and gatekeeper bindings, AIOps
-checks. Claim checks come from the `ClaimCheck` rows of the latest round when there are any,
-else from the verifier layer (sessions evaluated before the rows existed). A stored layer that
-cannot be read is null here and listed in `invalidLayers`; `raw` still shows it.
+Every response the test suite receives is validated against the schema these make (tests/contract.py),
+and tests/trace/test_trace_schema.py holds the body's keys to their fields, both ways.
 """
 
 from trace.invocations import TraceInvocationSerializer, TracePageSerializer
-from trace.selectors import Trace
-from typing import Any
 
-from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
-from rest_framework.utils.urls import replace_query_param
 
 from cases.models import BadCaseCategory, BadCaseSource, BadCaseStatus, CaseSourceType, CaseStatus, FaultCategory
 from core.api.fields import BlankAsNullChoiceField
-from diagnosis.constants import Layer
-from diagnosis.evaluation_layers import (
-    FactCheck,
-    GatekeeperBinding,
-    JudgeReason,
-    SelfEvaluation,
-    VerifierEvaluation,
-    entries_read,
-    layer_json,
-    self_evaluation_read,
-)
 from diagnosis.models import (
     AiOpsVerdict,
     ClaimBand,
-    ClaimCheck,
     ClaimDecider,
     ClaimVerdict,
     EvaluationState,
@@ -45,8 +27,8 @@ from feedback.models import FeedbackClient
 
 
 class TraceSessionSerializer(SessionContentSerializer):
-    evaluatedAt = serializers.DateTimeField(source="evaluated_at", allow_null=True)
-    evaluationError = serializers.CharField(source="evaluation_error")
+    evaluatedAt = serializers.DateTimeField(allow_null=True)
+    evaluationError = serializers.CharField()
 
     class Meta(SessionContentSerializer.Meta):
         fields = [*SessionContentSerializer.Meta.fields, "evaluatedAt", "evaluationError"]
@@ -58,21 +40,21 @@ class FeedbackEventSerializer(serializers.Serializer):
     comment = serializers.CharField()
     reviewer = serializers.CharField()
     client = serializers.ChoiceField(choices=FeedbackClient.choices)
-    endUserId = serializers.CharField(source="end_user_id")
-    user = serializers.CharField(source="user.username", default=None, allow_null=True)
-    createdAt = serializers.DateTimeField(source="created_at")
+    endUserId = serializers.CharField()
+    user = serializers.CharField(default=None, allow_null=True)
+    createdAt = serializers.DateTimeField()
 
 
 class TraceCaseSerializer(serializers.Serializer):
-    caseId = serializers.UUIDField(source="pk")
+    caseId = serializers.UUIDField()
     status = serializers.ChoiceField(choices=CaseStatus.choices)
-    sourceType = serializers.ChoiceField(source="source_type", choices=CaseSourceType.choices)
-    faultCategory = serializers.ChoiceField(source="fault_category", choices=FaultCategory.choices)
+    sourceType = serializers.ChoiceField(choices=CaseSourceType.choices)
+    faultCategory = serializers.ChoiceField(choices=FaultCategory.choices)
     title = serializers.CharField()
-    errorCode = serializers.CharField(source="error_code")
+    errorCode = serializers.CharField()
     service = serializers.CharField()
-    reviewedAt = serializers.DateTimeField(source="reviewed_at", allow_null=True)
-    createdAt = serializers.DateTimeField(source="created_at")
+    reviewedAt = serializers.DateTimeField(allow_null=True)
+    createdAt = serializers.DateTimeField()
 
 
 class TraceBadCaseSerializer(serializers.Serializer):
@@ -80,11 +62,11 @@ class TraceBadCaseSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=BadCaseStatus.choices)
     source = serializers.ChoiceField(choices=BadCaseSource.choices)
     category = BlankAsNullChoiceField(choices=BadCaseCategory.choices, help_text="null: not triaged yet")
-    assignee = serializers.CharField(source="assignee.username", default=None, allow_null=True)
-    verifierVerdict = BlankAsNullChoiceField(source="verifier_verdict", choices=VerifierVerdict.choices)
-    feedbackCount = serializers.IntegerField(source="feedback_count")
-    createdAt = serializers.DateTimeField(source="created_at")
-    closedAt = serializers.DateTimeField(source="closed_at", allow_null=True)
+    assignee = serializers.CharField(default=None, allow_null=True)
+    verifierVerdict = BlankAsNullChoiceField(choices=VerifierVerdict.choices)
+    feedbackCount = serializers.IntegerField()
+    createdAt = serializers.DateTimeField()
+    closedAt = serializers.DateTimeField(allow_null=True)
 
 
 # Machine text is English, with its message code and parameters beside it (`diagnosis.messages`).
@@ -209,15 +191,12 @@ class ViewsSerializer(serializers.Serializer):
 
 
 class ConversationTurnSerializer(serializers.Serializer):
-    sessionId = serializers.CharField(source="session_id")
-    createdAt = serializers.DateTimeField(source="created_at")
+    sessionId = serializers.CharField()
+    createdAt = serializers.DateTimeField()
     status = serializers.ChoiceField(choices=SessionStatus.choices)
     query = serializers.CharField()
     feedback = BlankAsNullChoiceField(choices=Feedback.choices, help_text="null: no feedback yet")
-    current = serializers.SerializerMethodField(help_text="this trace's own turn")
-
-    def get_current(self, turn) -> bool:
-        return turn.session_id == self.context["session_id"]
+    current = serializers.BooleanField(read_only=True, help_text="this trace's own turn")
 
 
 class ConversationSerializer(serializers.Serializer):
@@ -232,227 +211,17 @@ class TraceSerializer(serializers.Serializer):
 
     session = TraceSessionSerializer()
     steps = StepSerializer(many=True)
-    toolInvocations = serializers.SerializerMethodField()
-    toolInvocationsPage = serializers.SerializerMethodField()
-    feedback = serializers.SerializerMethodField()
-    hasFeedback = serializers.SerializerMethodField()
-    hasRuleEvaluation = serializers.SerializerMethodField()
-    hasVerifierEvaluation = serializers.SerializerMethodField()
-    hasAiOpsRuleEvaluation = serializers.SerializerMethodField()
-    selfEvaluation = serializers.SerializerMethodField()
-    views = serializers.SerializerMethodField()
-    conversation = serializers.SerializerMethodField()
-
-    @extend_schema_field(ConversationSerializer(allow_null=True))
-    def get_conversation(self, trace: Trace) -> dict[str, Any] | None:
-        """The session is one turn of a conversation (its SDK's session id): every turn, feedback on each."""
-        if not trace.conversation:
-            return None
-        turns = ConversationTurnSerializer(
-            trace.conversation, many=True, context={"session_id": trace.session.session_id}
-        ).data
-        return {"conversationId": trace.session.conversation_id, "turns": turns}
-
-    @extend_schema_field(TraceInvocationSerializer(many=True))
-    def get_toolInvocations(self, trace: Trace) -> list[dict[str, Any]]:
-        context = {
-            **self.context,
-            "session_id": trace.session.session_id,
-            "invocation_position": {inv.pk: inv.position for inv in trace.invocations},
-        }
-        return TraceInvocationSerializer(trace.invocations, many=True, context=context).data
-
-    @extend_schema_field(TracePageSerializer)
-    def get_toolInvocationsPage(self, trace: Trace) -> dict[str, Any]:
-        page = trace.invocation_page
-        url = self.context["request"].build_absolute_uri()
-        following, preceding = page.offset + page.limit, max(0, page.offset - page.limit)
-        return {
-            "offset": page.offset,
-            "limit": page.limit,
-            "total": page.total,
-            "next": replace_query_param(url, "invocationOffset", following) if following < page.total else None,
-            "previous": replace_query_param(url, "invocationOffset", preceding) if page.offset > 0 else None,
-        }
-
-    @extend_schema_field(BlankAsNullChoiceField(choices=Feedback.choices, help_text="null: no feedback yet"))
-    def get_feedback(self, trace: Trace) -> str | None:
-        return trace.session.feedback or None
-
-    def get_hasFeedback(self, trace: Trace) -> bool:
-        return bool(trace.session.feedback)
-
-    def get_hasRuleEvaluation(self, trace: Trace) -> bool:
-        return _read(trace).rule is not None
-
-    def get_hasVerifierEvaluation(self, trace: Trace) -> bool:
-        return _read(trace).verifier is not None
-
-    def get_hasAiOpsRuleEvaluation(self, trace: Trace) -> bool:
-        return _read(trace).aiops is not None
-
-    @extend_schema_field(LayersSerializer)
-    def get_selfEvaluation(self, trace: Trace) -> dict[str, Any]:
-        return structured_layers(trace)
-
-    @extend_schema_field(ViewsSerializer)
-    def get_views(self, trace: Trace) -> dict[str, Any]:
-        session = trace.session
-        layers, evaluation = structured_layers(trace), _read(trace)
-        # The views say what SelfEval concluded: a legacy layer (the agent's own JSON) shows in the
-        # structured layers, marked, and in no view.
-        rule, verifier, aiops = (
-            layers[key] if evaluation.produced(name) is not None else None
-            for key, name in (
-                ("ruleEvaluation", Layer.RULE),
-                ("verifierEvaluation", Layer.VERIFIER),
-                ("aiopsRuleEvaluation", Layer.AIOPS),
-            )
-        )
-        duration = (
-            int((session.finished_at - session.created_at).total_seconds() * 1000) if session.finished_at else None
-        )
-        claim_verdicts: dict[str, int] = {}
-        for check in (verifier or {}).get("claimChecks", []):
-            claim_verdicts[check["verdict"]] = claim_verdicts.get(check["verdict"], 0) + 1
-        return {
-            "execution": {
-                "status": session.status,
-                "mode": session.mode,
-                "createdAt": serializers.DateTimeField().to_representation(session.created_at),
-                "finishedAt": serializers.DateTimeField().to_representation(session.finished_at)
-                if session.finished_at
-                else None,
-                "durationMs": duration,
-                "stepCount": len(trace.steps),
-                "invocationCount": trace.invocation_page.total,
-                "failedInvocationCount": trace.invocation_page.failed,
-                "evaluationState": session.evaluation_state,
-            },
-            "evidence": {
-                "rule": {
-                    "evidenceScore": (rule or {}).get("evidenceScore", session.evidence_score),
-                    "appliedRules": [f.get("rule") for f in (rule or {}).get("factors", []) if isinstance(f, dict)],
-                },
-                "verifier": {
-                    "verdict": (verifier or {}).get("verdict") or session.verifier_verdict or None,
-                    "groundednessScore": (verifier or {}).get("groundednessScore", session.groundedness_score),
-                    "claimVerdicts": claim_verdicts,
-                    "failureAttribution": session.failure_attribution or None,
-                },
-                "aiops": {
-                    "verdict": (aiops or {}).get("verdict") or session.aiops_verdict or None,
-                    "failedChecks": [c["check"] for c in (aiops or {}).get("checks", []) if not c["passed"]],
-                },
-            },
-            "user": {
-                "feedback": session.feedback or None,
-                "feedbackHistory": FeedbackEventSerializer(trace.feedback_history, many=True).data,
-                "case": TraceCaseSerializer(trace.case).data if trace.case else None,
-                "badCase": TraceBadCaseSerializer(trace.bad_case).data if trace.bad_case else None,
-            },
-        }
-
-
-def _read(trace: Trace) -> SelfEvaluation:
-    """The session's layers, read once per trace (memoised on the session object)."""
-    cached = getattr(trace.session, "_self_evaluation", None)
-    if cached is None:
-        cached = trace.session._self_evaluation = self_evaluation_read(trace.session.self_evaluation)
-    return cached
-
-
-def structured_layers(trace: Trace) -> dict[str, Any]:
-    """The three layers in camelCase; a missing or unreadable layer is null. Memoised on the trace."""
-    cached = getattr(trace.session, "_structured_layers", None)
-    if cached is not None:
-        return cached
-    evaluation = _read(trace)
-    rule, aiops = evaluation.rule, evaluation.aiops
-    result = {
-        "ruleEvaluation": {
-            "evidenceScore": rule.evidence_score,
-            "source": rule.source,
-            "factors": layer_json(rule.factors),
-        }
-        if rule
-        else None,
-        "verifierEvaluation": _verifier(evaluation.verifier or VerifierEvaluation(), trace.claim_checks)
-        if evaluation.verifier or trace.claim_checks
-        else None,
-        "aiopsRuleEvaluation": {"verdict": aiops.verdict, "checks": layer_json(aiops.checks)} if aiops else None,
-        "invalidLayers": [{"layer": layer.name, "error": layer.error} for layer in evaluation.invalid],
-        "raw": evaluation.container,
-    }
-    trace.session._structured_layers = result
-    return result
-
-
-def _verifier(layer: VerifierEvaluation, rows: list[ClaimCheck]) -> dict[str, Any]:
-    gatekeeper = layer.gatekeeper_result
-    if rows:
-        claim_checks = [
-            {
-                "claimId": row.claim_id,
-                "text": row.text,
-                "critical": row.critical,
-                "verdict": row.verdict,
-                "judge": row.judge,
-                "rationale": row.rationale,
-                "rationaleCode": row.rationale_code,
-                "rationaleParams": row.rationale_params,
-                "pSupported": row.p_supported,
-                "pContradicted": row.p_contradicted,
-                "band": row.band or None,
-                "decidedBy": row.decided_by or None,
-                "reasons": layer_json(entries_read(row.reasons, JudgeReason) or []),
-                "service": row.service,
-                "facts": layer_json(entries_read(row.facts, FactCheck) or []),
-                "bindings": layer_json(entries_read(row.bindings, GatekeeperBinding) or []),
-            }
-            for row in rows
-        ]
-    else:
-        bindings = gatekeeper.bindings if gatekeeper else []
-        claim_checks = [
-            {
-                "claimId": check.claim_id,
-                "text": check.text,
-                "critical": check.critical,
-                "verdict": check.verdict,
-                "judge": check.judge,
-                "rationale": check.rationale,
-                "rationaleCode": check.rationale_code,
-                "rationaleParams": check.rationale_params,
-                "pSupported": check.p_supported,
-                "pContradicted": check.p_contradicted,
-                "band": check.band,
-                "decidedBy": check.decided_by,
-                "reasons": layer_json(check.reasons),
-                "service": "",
-                "facts": layer_json([f for f in layer.facts_checked if f.claim_id == check.claim_id]),
-                "bindings": layer_json([b for b in bindings if b.claim_id == check.claim_id]),
-            }
-            for check in layer.claim_checks
-        ]
-    return {
-        "source": layer.source or None,
-        "verdict": layer.verdict,
-        "groundednessScore": layer.groundedness_score,
-        "criticalFactCount": layer.critical_fact_count,
-        "round": layer.round,
-        "rationale": layer.rationale,
-        "rationaleCode": layer.rationale_code,
-        "rationaleParams": layer.rationale_params,
-        "traceabilityVersion": layer.traceability_version,
-        "claimChecks": claim_checks,
-        "factsChecked": layer_json(layer.facts_checked),
-        "gatekeeperBindings": layer_json(gatekeeper.bindings)
-        if gatekeeper
-        else [binding for check in claim_checks for binding in check["bindings"]],
-        "gatekeeperSummary": layer_json(gatekeeper.summary) if gatekeeper else {},
-        "executorOutputParseStatus": layer_json(layer.executor_output_parse_status or {}),
-        "executorStructuredOutput": layer.executor_structured_output,
-        "composerOutput": layer_json(layer.composer_output or {}),
-        "toolTraceSummary": layer_json(layer.tool_trace_summary),
-    }
+    toolInvocations = TraceInvocationSerializer(many=True, read_only=True)
+    toolInvocationsPage = TracePageSerializer(read_only=True)
+    feedback = BlankAsNullChoiceField(choices=Feedback.choices, help_text="null: no feedback yet", read_only=True)
+    hasFeedback = serializers.BooleanField(read_only=True)
+    hasRuleEvaluation = serializers.BooleanField(read_only=True)
+    hasVerifierEvaluation = serializers.BooleanField(read_only=True)
+    hasAiOpsRuleEvaluation = serializers.BooleanField(read_only=True)
+    selfEvaluation = LayersSerializer(read_only=True)
+    views = ViewsSerializer(read_only=True)
+    conversation = ConversationSerializer(
+        allow_null=True,
+        read_only=True,
+        help_text="the conversation this session is one turn of (its SDK's session id), feedback on each turn",
+    )

@@ -12,12 +12,14 @@ from django.utils.translation import gettext
 
 from cases.models import OPEN_BAD_CASE_STATUSES, BadCase, BadCaseCategory, BadCaseSource, BadCaseStatus
 from diagnosis.models import DiagnosisSession, VerifierVerdict
+from diagnosis.services.trace_version import session_trace_changed
 
 
 def bad_case_open_for_session(*, session: DiagnosisSession, source: str, from_feedback: bool = False) -> BadCase:
     """The session's open bad case, created when there is none (race-safe on the partial unique index).
 
-    `from_feedback` counts one more not_useful report on the bad case.
+    `from_feedback` counts one more not_useful report on the bad case. Either write moves the
+    session's trace version.
     """
     if source not in BadCaseSource.values:
         raise ValueError(f"unknown bad case source {source!r}")
@@ -26,11 +28,13 @@ def bad_case_open_for_session(*, session: DiagnosisSession, source: str, from_fe
         existing = BadCase.objects.filter(session=session, status__in=OPEN_BAD_CASE_STATUSES).first()
         if existing is not None:
             if increment:
+                session_trace_changed(session_pk=session.pk)
                 BadCase.objects.filter(pk=existing.pk).update(feedback_count=F("feedback_count") + increment)
                 existing.refresh_from_db(fields=["feedback_count"])
             return existing
         try:
             with transaction.atomic():
+                session_trace_changed(session_pk=session.pk)
                 return BadCase.objects.create(
                     session=session,
                     project_id=session.project_id,
@@ -111,6 +115,7 @@ def bad_case_update(*, bad_case: BadCase, user: AbstractBaseUser, add_note: str 
     add_note = add_note.strip()
     try:
         with transaction.atomic():
+            session_trace_changed(session_pk=bad_case.session_id)
             locked = BadCase.objects.select_for_update().get(pk=bad_case.pk)
             for name, value in fields.items():
                 setattr(locked, name, value)

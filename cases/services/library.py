@@ -14,6 +14,7 @@ from cases.models import Case, CaseRevision, CaseRevisionAction, CaseSourceType,
 from cases.services.extraction import case_fields_extract
 from core.tenancy.models import Project
 from diagnosis.models import DiagnosisSession
+from diagnosis.services.trace_version import session_trace_changed
 
 # Fields staff may set by hand (manual cases, edits); everything else is bookkeeping.
 EDITABLE_FIELDS = ("title", "query", "root_cause", "solution", "fault_category", "error_code", "service")
@@ -41,6 +42,7 @@ def case_create_from_session(*, session: DiagnosisSession, created_by: str = "sy
     )
     try:
         with transaction.atomic():
+            session_trace_changed(session_pk=full.pk)
             case = Case.objects.create(
                 project_id=full.project_id,
                 session_id=full.pk,
@@ -97,6 +99,7 @@ def case_update(*, case: Case, user: AbstractBaseUser, changes: dict[str, Any]) 
         raise PermissionDenied("Editing cases needs the cases.change_case permission.")
     values = case_fields_clean(changes)
     with transaction.atomic():
+        _trace_changed(case)
         locked = Case.objects.select_for_update().get(pk=case.pk)
         diff = {
             name: [getattr(locked, name), value] for name, value in values.items() if getattr(locked, name) != value
@@ -130,6 +133,7 @@ def _case_review(*, case: Case, user: AbstractBaseUser, status: str, note: str, 
         raise ValidationError({"review_note": "Must be text."})
     note = note.replace("\r\n", "\n").replace("\r", "\n")
     with transaction.atomic():
+        _trace_changed(case)
         if changes:
             case_update(case=case, user=user, changes=changes)
         locked = Case.objects.select_for_update().get(pk=case.pk)
@@ -148,6 +152,13 @@ def _case_review(*, case: Case, user: AbstractBaseUser, status: str, note: str, 
             changes=decision,
         )
     return locked
+
+
+def _trace_changed(case: Case) -> None:
+    """A case of a session shows in the session's trace (a case written by hand has none). Before the
+    case's row lock: the session's row first, as a vote takes them."""
+    if case.session_id is not None:
+        session_trace_changed(session_pk=case.session_id)
 
 
 def case_fields_clean(fields: dict[str, Any]) -> dict[str, Any]:

@@ -389,6 +389,9 @@ SELFEVAL_TRACE_CONVERSATION_TURNS = env_int("SELFEVAL_TRACE_CONVERSATION_TURNS",
 # before it cuts to a preview with a link to the whole.
 SELFEVAL_TRACE_INVOCATIONS = env_int("SELFEVAL_TRACE_INVOCATIONS", 50)
 SELFEVAL_TRACE_PREVIEW_CHARS = env_int("SELFEVAL_TRACE_PREVIEW_CHARS", 2000)
+# How long a rendered trace stays in the cache (CACHES). A write to the session moves its trace
+# version, so a cached body is never stale; this only bounds what the cache holds.
+SELFEVAL_TRACE_CACHE_SECONDS = env_int("SELFEVAL_TRACE_CACHE_SECONDS", 3600)
 
 # Evaluation tasks: a failing evaluation is retried this many times in all, waiting
 # BACKOFF, 2x BACKOFF, ... between attempts on the database worker, then marked FAILED.

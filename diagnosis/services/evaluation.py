@@ -39,6 +39,7 @@ from diagnosis.services.evaluation_data import SESSION_COLUMNS, session_data_fro
 from diagnosis.services.merge import self_evaluation_merge
 from diagnosis.services.producers.pipeline import evaluate
 from diagnosis.services.producers.types import ClaimResult, PipelineResult
+from diagnosis.services.trace_version import TRACE_CHANGED
 from diagnosis.signals import session_evaluated
 
 logger = logging.getLogger(__name__)
@@ -209,7 +210,7 @@ def session_evaluation_request(*, session_pks: list[int], reset_attempts: bool =
         fields["evaluation_attempts"] = 0
     with transaction.atomic():
         existing = list(DiagnosisSession.objects.filter(pk__in=pks).values_list("pk", flat=True))
-        DiagnosisSession.objects.filter(pk__in=existing).update(**fields)
+        DiagnosisSession.objects.filter(pk__in=existing).update(**fields, **TRACE_CHANGED)
         transaction.on_commit(lambda: _enqueue(existing))
     return len(existing)
 
@@ -268,6 +269,7 @@ def session_evaluation_record_failure(*, session_pk: int, error: str) -> str:
             evaluation_attempts=attempts,
             evaluation_error=f"attempt {attempts}/{max_attempts}: {error}"[:10_000],
             evaluation_state=EvaluationState.FAILED if exhausted else EvaluationState.PENDING,
+            **TRACE_CHANGED,
         )
         if exhausted:
             return EvaluationState.FAILED

@@ -46,7 +46,8 @@ def session_upsert(*, project: Project, data: dict[str, Any], trusted_layers: bo
                     DiagnosisStep.objects.filter(session=session).delete()
                     for name, value in rows.session.items():
                         setattr(session, name, value)
-                    session.save(update_fields=[*rows.session, "updated_at"])
+                    session.trace_version += 1  # under the row lock: no other write can count in between
+                    session.save(update_fields=[*rows.session, "trace_version", "updated_at"])
                 children = rows.children(session=session)
                 DiagnosisStep.objects.bulk_create(children.steps)
                 ToolInvocation.objects.bulk_create(children.invocations)

@@ -14,6 +14,7 @@ from django.db import transaction
 
 from diagnosis.evaluation_layers import LayerValue, self_evaluation_from_agent, self_evaluation_write
 from diagnosis.models import DiagnosisSession
+from diagnosis.services.trace_version import TRACE_CHANGED
 from diagnosis.signals import figures_changed
 
 
@@ -28,7 +29,8 @@ def self_evaluation_merge(
     `extra_fields` are further session columns written in the same UPDATE (evaluation state).
     Raises ValueError, writing nothing, for an unknown layer name or a value of the wrong type.
     Every write of the evaluation's figures (verdict, scores, AIOps verdict) comes through here,
-    so this is where `figures_changed` is sent.
+    so this is where `figures_changed` is sent and the trace version moves (the claim checks, AIOps
+    checks and bad case the evaluation writes in the same transaction go with it).
     """
     with transaction.atomic():
         session = (
@@ -42,7 +44,7 @@ def self_evaluation_merge(
             **evaluation.mirrored_columns(),
             **(extra_fields or {}),
         }
-        DiagnosisSession.objects.filter(pk=session_pk).update(**fields)
+        DiagnosisSession.objects.filter(pk=session_pk).update(**fields, **TRACE_CHANGED)
         figures_changed.send(sender=DiagnosisSession, moments=[(session.project_id, session.created_at)])
         for name, value in fields.items():
             setattr(session, name, value)

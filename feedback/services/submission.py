@@ -21,6 +21,7 @@ from core.tenancy.access import Access
 from core.tenancy.models import ProjectAPIKey
 from diagnosis.models import DiagnosisSession, Feedback
 from diagnosis.selectors import session_get
+from diagnosis.services.trace_version import TRACE_CHANGED
 from diagnosis.signals import figures_changed
 from feedback.models import EndUserVote, FeedbackClient, FeedbackEvent
 from feedback.signals import feedback_recorded
@@ -102,8 +103,8 @@ def feedback_submit(
     between projects that share a sessionId) and read under its row lock, so concurrent votes on one
     session run one after another: `session.feedback` always ends as the latest event's value, and
     each vote sees the case or bad case the previous one made. Every vote becomes a FeedbackEvent and
-    sets `session.feedback` (the row is written only when the value changes); nothing else of the
-    session changes (status in particular). `useful` creates or reuses the session's case;
+    sets `session.feedback` and moves the session's trace version; nothing else of the session
+    changes (status in particular). `useful` creates or reuses the session's case;
     `not_useful` opens or adds to the session's bad case. An end user (feedback token) has one
     EndUserVote per session: a new value replaces it, and repeating the same value writes nothing
     (a replayed token cannot pile up events or bad-case reports).
@@ -154,8 +155,9 @@ def _vote(
     previous_vote = _end_user_vote_replace(session=session, end_user_id=submitter.end_user_id, value=value)
     if previous_vote == value:
         return FeedbackResult(event=None, case_id=session.existing_case_id if value == Feedback.USEFUL else None)
+    # Every event shows in the trace (its feedback history): the row is written on every vote.
+    DiagnosisSession.objects.filter(pk=session.pk).update(feedback=value, **TRACE_CHANGED)
     if session.feedback != value:
-        DiagnosisSession.objects.filter(pk=session.pk).update(feedback=value)
         session.feedback = value
         figures_changed.send(sender=DiagnosisSession, moments=[(session.project_id, session.created_at)])
     event = FeedbackEvent.objects.create(

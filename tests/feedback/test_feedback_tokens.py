@@ -182,9 +182,9 @@ def test_token_vote_query_count_with_existing_case(api, session, django_assert_n
     with django_assert_num_queries(4):
         assert vote(browser(token)).status_code == 200
     # a changed vote: + the vote's update, the session's update, the event, the bad case (read, then its
-    # insert in a savepoint of its own: concurrent reports race on its unique index), the day's change
-    # mark
-    with django_assert_num_queries(12):
+    # insert in a savepoint of its own: concurrent reports race on its unique index, and the session's
+    # trace version), the day's change mark
+    with django_assert_num_queries(13):
         assert vote(browser(token), "not_useful").status_code == 200
 
 

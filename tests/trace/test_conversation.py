@@ -84,7 +84,9 @@ def test_a_session_outside_any_conversation_has_none_and_the_turns_cost_one_quer
     session_ingest(project, chat_payload(sessionId="alone"))
     three_turns(project)
     api.get("/api/trace/alone")  # the key is verified and cached once
+    api.get("/api/trace/turn-1")
 
+    # Answered from the cache: the session's version, and for a turn its conversation's turns.
     with CaptureQueriesContext(connection) as alone:
         body = api.get("/api/trace/alone").json()
     with CaptureQueriesContext(connection) as in_conversation:
