@@ -17,7 +17,7 @@ from core.api.idempotency import (
     idempotency_claim,
     request_fingerprint,
 )
-from core.queries import CompiledQuery
+from core.queries import CompiledInsert, CompiledQuery
 from core.tenancy.access import Access
 from core.tenancy.models import ProjectAPIKey
 from diagnosis.models import DiagnosisSession, Feedback
@@ -88,8 +88,10 @@ def _vote_sessions(*, project_id: int | None, session_id: str, project_slug: str
     return sessions_matching(sessions, access=access, session_id=session_id, project_slug=project_slug)
 
 
-# Built and compiled once per shape: building and compiling the query cost a third of a vote's CPU.
+# Built and compiled once: building and compiling the lookup and the event's INSERT cost half of a
+# vote's CPU.
 _VOTE_SESSION_QUERY = CompiledQuery(_vote_sessions)
+_EVENT_INSERT = CompiledInsert(FeedbackEvent)
 
 
 def feedback_submit(
@@ -167,7 +169,7 @@ def _vote(
         DiagnosisSession.objects.filter(pk=session.pk).update(feedback=value)
         session.feedback = value
         figures_changed.send(sender=DiagnosisSession, moments=[(session.project_id, session.created_at)])
-    event = FeedbackEvent.objects.create(
+    event = _EVENT_INSERT.create(
         session_id=session.pk,
         value=value,
         comment=comment,
