@@ -102,13 +102,14 @@ class CompiledQuery:
         )
 
 
-# Values no real call passes: a NUL cannot be stored in text, ids are positive.
+# Values no real call passes: a NUL cannot be stored in text, ids are positive. The LIKE wildcards
+# and the backslash make any escaping of a pattern lookup change the string, so it is not found.
 def _placeholder(index: int, value: int | str | None) -> int | str | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         raise TypeError(f"a compiled query takes ints and strs, not {type(value).__name__}")
-    return -(2**62) - index if isinstance(value, int) else f"\x00placeholder-{index}\x00"
+    return -(2**62) - index if isinstance(value, int) else f"\x00%_\\placeholder-{index}\x00"
 
 
 def _is_placeholder(param: Any, names: dict[Any, str]) -> bool:
