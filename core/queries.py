@@ -34,8 +34,8 @@ class CompiledQuery:
     is built once, with placeholder values, compiled for the queryset's database, and run with the
     values of each call.
 
-    A value must reach the SQL unchanged as one parameter: an int or a str compared with `=` (an
-    `iexact` or a `contains` would transform it; compiling such a query raises ValueError). The
+    A value must reach the SQL unchanged as one parameter: an int or a str compared as it is (a
+    lookup that rewrites it, `contains` or `startswith`, makes compiling raise ValueError). The
     queryset's database must not depend on the request (a locking query: the primary).
     """
 
