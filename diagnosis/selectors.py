@@ -155,10 +155,22 @@ def session_get(
     """
     if queryset is None:
         queryset = DiagnosisSession.objects.select_related("project")
+    found = sessions_matching(queryset, access=access, session_id=session_id, project_slug=project_slug)
+    return session_found(list(found), session_id=session_id)
+
+
+def sessions_matching(
+    queryset: QuerySet[DiagnosisSession], *, access: Access, session_id: str, project_slug: str | None = None
+) -> QuerySet[DiagnosisSession]:
+    """The (at most two) sessions of `queryset` that `session_get` tells apart."""
     sessions = queryset.visible_to(access).filter(session_id=session_id)
     if project_slug:
         sessions = sessions.filter(project__slug=project_slug)
-    found = list(sessions[:2])
+    return sessions[:2]
+
+
+def session_found(found: list[DiagnosisSession], *, session_id: str) -> DiagnosisSession:
+    """The one session of `found` (`sessions_matching`'s), or 404 for none or several."""
     if len(found) != 1:
         raise Http404(
             f"Session {session_id!r} not found"

@@ -18,12 +18,13 @@ from core.api.schema import (
     WRITE_ERRORS,
     error_responses,
 )
+from core.api.structs import struct_from_body
 from diagnosis.models import DiagnosisSession
 from diagnosis.selectors import session_get
 from feedback.authentication import CanSubmitFeedback, FeedbackTokenAuthentication, feedback_submitter
 from feedback.serializers import (
     FeedbackErrorSerializer,
-    FeedbackInputSerializer,
+    FeedbackInput,
     FeedbackResponseSerializer,
     FeedbackTokenInputSerializer,
     FeedbackTokenSerializer,
@@ -81,7 +82,7 @@ class FeedbackView(APIView):
             "as the first time."
         ),
         parameters=[IDEMPOTENCY_KEY_PARAMETER],
-        request=FeedbackInputSerializer,
+        request=FeedbackInput,
         responses={
             200: FeedbackResponseSerializer,
             **_feedback_errors(400, 401, 403, 404, 406, 413, 415, 422, 429, 503),
@@ -104,16 +105,14 @@ class FeedbackView(APIView):
     )
     def post(self, request: Request) -> Response:
         key = idempotency_key(request)
-        serializer = FeedbackInputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
+        body = struct_from_body(request.data, FeedbackInput)
         result = feedback_submit(
             submitter=feedback_submitter(request),
-            session_id=data["sessionId"],
-            value=data["feedback"],
-            comment=data["comment"],
-            reviewer=data["reviewer"],
-            project_slug=data["project"],
+            session_id=body.session_id,
+            value=body.feedback,
+            comment=body.comment,
+            reviewer=body.reviewer,
+            project_slug=body.project or None,
             idempotency_key=key,
         )
         return Response(result.answer.body, status=result.answer.status)

@@ -1,36 +1,39 @@
 """Input and output shapes of the feedback API (camelCase; seed document 000's exact envelope)."""
 
+from typing import Annotated
+
+import msgspec
+from msgspec import UNSET, Meta, UnsetType
 from rest_framework import serializers
 
-from core.api.fields import StrictCharField, StrictRegexField
+from core.api.fields import StrictRegexField
 from diagnosis.models import Feedback
 
 
-class StrictChoiceField(serializers.ChoiceField):
-    """A ChoiceField that names the allowed values and refuses non-strings."""
-
-    default_error_messages = {"invalid_choice": "{input!r} is not one of: useful, not_useful."}
-
-    def to_internal_value(self, data):
-        if not isinstance(data, str):
-            self.fail("invalid_choice", input=data)
-        return super().to_internal_value(data)
-
-
-class FeedbackInputSerializer(serializers.Serializer):
+class FeedbackInput(msgspec.Struct, frozen=True, rename="camel"):
     """`POST /api/feedback`."""
 
-    sessionId = StrictRegexField(r"^\S+$", max_length=128)
-    feedback = StrictChoiceField(choices=Feedback.choices)
-    comment = StrictCharField(required=False, allow_blank=True, default="", max_length=5000)
-    reviewer = StrictCharField(required=False, allow_blank=True, default="", max_length=150)
-    project = StrictRegexField(
-        r"^[-a-zA-Z0-9_]+$",
-        max_length=64,
-        required=False,
-        default=None,
-        help_text="Staff only: the project slug when the sessionId exists in several projects.",
-    )
+    session_id: Annotated[str, Meta(min_length=1, max_length=128, pattern=r"^\S+$")]
+    feedback: Feedback
+    comment: Annotated[str, Meta(max_length=5000)] = ""
+    reviewer: Annotated[str, Meta(max_length=150)] = ""
+    project: (
+        Annotated[
+            str,
+            Meta(
+                min_length=1,
+                max_length=64,
+                pattern=r"^[-a-zA-Z0-9_]+$",
+                description="Staff only: the project slug when the sessionId exists in several projects.",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+
+    def __post_init__(self) -> None:
+        # Text is kept trimmed, as the API's other text fields keep it.
+        for name in ("session_id", "comment", "reviewer"):
+            msgspec.structs.force_setattr(self, name, getattr(self, name).strip())
 
 
 class FeedbackResponseSerializer(serializers.Serializer):

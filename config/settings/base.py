@@ -96,19 +96,21 @@ INSTALLED_APPS = [
     "demo",
 ]
 
+# The Browser* middleware are Django's, passed by for an API request that carries its own
+# credentials (core.api.middleware.carries_own_credentials): a machine client has no session.
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    "core.api.middleware.BrowserContentSecurityPolicyMiddleware",
     "core.api.middleware.NulInURLMiddleware",
     "core.api.middleware.RateLimitHeadersMiddleware",
     # Only with a read replica (it leaves the chain otherwise); outside the session middleware.
     "config.replica.ReplicaReadsMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    "core.api.middleware.BrowserSessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "core.api.middleware.BrowserAuthenticationMiddleware",
+    "core.api.middleware.BrowserMessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "core.api.middleware.DatabaseUnavailableMiddleware",
     # Last, as django-axes asks: it turns a locked-out login into the lockout page.

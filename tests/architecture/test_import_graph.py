@@ -22,6 +22,7 @@ COMPONENTS = {
     "core.text": "text",
     "core.markdown": "markdown",
     "core.health": "health",
+    "core.queries": "queries",
     "judge": "judge",
     "diagnosis": "diagnosis",
     "cases": "cases",
@@ -39,7 +40,7 @@ FLOORS = (
     ("config",),
     ("backoffice", "trace", "otlp", "demo"),
     ("diagnosis", "cases", "feedback", "evolution", "reporting"),
-    ("tenancy", "api", "adminkit", "text", "markdown", "health", "judge"),
+    ("tenancy", "api", "adminkit", "text", "markdown", "health", "queries", "judge"),
 )
 FLOOR_OF = {name: level for level, names in enumerate(FLOORS) for name in names}
 
