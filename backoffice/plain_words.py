@@ -79,6 +79,15 @@ def listed(items: list[str]) -> str:
     return pgettext("list of items", "{items} and {last}").format(items=head, last=items[-1])
 
 
+def _distinct(units: list[UnitFinding]) -> list[str]:
+    """The units as shown, less a word inside another of them («waiting» beside «132 waiting»)."""
+    return [
+        unit.shown
+        for unit in units
+        if unit.is_check or not any(unit.text != other.text and unit.text in other.text for other in units)
+    ]
+
+
 def _conflict_sentence(unit: UnitFinding) -> str:
     detail = unit.detail_params
     if unit.detail_code in {"unit.other_value", "unit.slot_value"} and "value" in detail:
@@ -98,9 +107,10 @@ def _units_sentence(findings: list[UnitFinding]) -> str:
     conflicts = [unit for unit in findings if unit.status == "conflict"]
     if conflicts:
         return _conflict_sentence(conflicts[0])
-    found = listed([unit.shown for unit in findings if unit.status == "aligned"])
-    missing = listed([unit.shown for unit in findings if unit.status == "unaligned"])
-    qualified = listed([unit.shown for unit in findings if unit.status == "structure"])
+    found, missing, qualified = (
+        listed(_distinct([unit for unit in findings if unit.status == status]))
+        for status in ("aligned", "unaligned", "structure")
+    )
     if found and missing:
         return gettext("The evidence states {found}, but not {missing}.").format(found=found, missing=missing)
     if found and qualified:

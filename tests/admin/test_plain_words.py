@@ -11,7 +11,7 @@ from tests.factories import chat_payload, evaluated_session, session_ingest_eval
 
 pytestmark = pytest.mark.django_db
 
-POOL_LOG = "db-proxy: pool exhausted, 132 waiting connections on the proxy"
+POOL_LOG = "checkout-api: pool exhausted, 132 waiting connections"
 
 
 def _inspection(client, session, language="en"):
@@ -42,3 +42,116 @@ def test_a_contradicted_number_is_said_in_one_sentence_in_both_languages(reviewe
 
     assert claim.summary == "The evidence says «12.5%» where the claim says «25%»."
     assert chinese == "证据说的是 «12.5%»，而论断说的是 «25%»。"
+
+
+def test_what_the_evidence_states_and_what_it_does_not(reviewer_client, project):
+    claim = _claim("c1", "The database pool is exhausted with 132 waiting", "pool exhausted, 132 waiting")
+    session = session_ingest_evaluated(project, _payload("s-words-2", [claim]))
+
+    view = _inspection(reviewer_client, session).context["inspection"].claims[0]
+
+    assert view.summary == "The evidence states «pool», «exhausted» and «132 waiting», but not «database»."
+    with translation.override("zh-hans"):
+        chinese = _inspection(reviewer_client, session, "zh-hans").context["inspection"].claims[0].summary
+    assert chinese == "证据陈述了 «pool»、«exhausted»和«132 waiting»，但没有陈述 «database»。"
+    assert view.judge_label == "learned judge"
+
+
+def test_a_claim_bound_only_to_no_evidence_says_nothing_was_found_once(reviewer_client, project):
+    nothing = {"claimId": "c1", "text": "The cache layer was not involved", "critical": False,
+               "evidence": [{"refId": "$.no_evidence", "excerpt": ""}]}  # fmt: skip
+    session = session_ingest_evaluated(project, _payload("s-words-3", [nothing]))
+
+    response = _inspection(reviewer_client, session)
+    page = response.content.decode()
+
+    assert response.context["inspection"].claims[0].summary.startswith("The agent reported that nothing was found")
+    assert page.count("The agent reported that nothing was found") == 2  # the decision's list and the claim
+    assert "not among this session's evidence" not in page
+    assert "No evidence bound to this claim." not in page
+
+
+def test_a_source_that_is_a_candidate_for_several_claims_is_shown_once(reviewer_client, project):
+    payload = _payload(
+        "s-words-4",
+        [
+            _claim("c1", "TLS 握手失败率达到 62%", "握手失败率 62%", ref="inv-9#1"),
+            _claim("c2", "证书有效期至 2026-11-28", "有效期至 2026-11-28", ref="inv-9#2"),
+        ],
+        ref_content="支付网关告警：握手失败。",
+    )
+    logs = copy.deepcopy(payload["toolInvocations"][0])
+    logs.update(invocationId="inv-2", toolName="query_logs")
+    logs["retrievalDetails"] = {
+        "matchLevel": "L1",
+        "evidenceRefs": [{"refId": "inv-2#1", "source": "loki://payment-gateway",
+                          "content": "TLS 握手失败率 62%，证书有效期至 2026-11-28。"}],
+    }  # fmt: skip
+    payload["toolInvocations"].append(logs)
+    session = session_ingest_evaluated(project, payload)
+
+    response = _inspection(reviewer_client, session)
+    claims = {claim.claim_id: claim for claim in response.context["inspection"].claims}
+    page = response.content.decode()
+
+    assert [c.source.ref_id for c in claims["c1"].candidates] == [c.source.ref_id for c in claims["c2"].candidates]
+    assert (claims["c1"].candidates[0].shown_under, claims["c2"].candidates[0].shown_under) == ("", "c1")
+    assert page.count('<div class="se-candidate">') == 1
+    assert page.count('href="#claim-c1">shown under claim c1</a>') == 1
+    assert page.count('name="ref_id" value="inv-2#1"') == 2  # each claim can still record its miscitation
+
+
+def test_the_inspector_opens_on_the_verdict_its_reason_and_the_failing_claim(reviewer_client, rejected_session):
+    response = _inspection(reviewer_client, rejected_session)
+    inspection = response.context["inspection"]
+    page = response.content.decode()
+
+    assert inspection.verdict_reason == "The evidence contradicts a critical claim (c1)."
+    assert [claim.claim_id for claim in inspection.failing_claims] == ["c1"]
+    summary = page.index('class="se-card se-verdict-summary se-verdict-reject"')
+    assert summary < page.index('id="se-verdict-reason"') < page.index('class="se-failing-claim"')
+    assert page.index('class="se-failing-claim"') < page.index('class="se-decision se-card"')  # above the review form
+    assert "The evidence says «12.5%» where the claim says «25%»." in page[summary : page.index("se-decision se-card")]
+
+
+def test_a_badge_that_reads_better_than_the_verdict_says_what_it_measures(reviewer_client, project, session):
+    aiops = evaluated_session(project, "s-words-5", verdict="REJECT", mode="aiops")
+    assert aiops.aiops_verdict == "PASS"
+
+    notes = _inspection(reviewer_client, aiops).context["inspection"].badge_notes
+    with translation.override("zh-hans"):
+        chinese = _inspection(reviewer_client, aiops, "zh-hans").context["inspection"].badge_notes
+
+    assert any(note.startswith("AIOps “Pass” checks the report's form") for note in notes)
+    assert any(note.startswith("“Excerpt found” on a citation means") for note in notes)
+    assert any(note.startswith("AIOps “通过”检查的是报告的形式") for note in chinese)
+    assert _inspection(reviewer_client, session).context["inspection"].badge_notes == []  # a PASS: nothing to explain
+
+
+@pytest.mark.parametrize(
+    ("judge", "shown"),
+    [
+        ("rule", "rules"),
+        ("deterministic", "learned judge"),
+        ("llm:qwen2.5-7b", "LLM (qwen2.5-7b)"),
+        ("deterministic(llm-fallback)", "learned judge, the LLM being unavailable"),
+    ],
+)
+def test_judges_are_named_as_people_call_them(judge, shown):
+    with translation.override("en"):
+        assert judge_name(judge) == shown
+
+
+def test_lists_read_as_a_sentence_in_both_languages():
+    with translation.override("en"):
+        assert listed(["«a»", "«b»", "«c»"]) == "«a», «b» and «c»"
+    with translation.override("zh-hans"):
+        assert listed(["«a»", "«b»", "«c»"]) == "«a»、«b»和«c»"
+        assert judge_name("rule") == "规则"
+
+
+def test_a_rationale_without_a_code_falls_back_to_the_verdict():
+    with translation.override("en"):
+        assert claim_summary(verdict="CONTRADICTED", code="", params={}) == (
+            "The judge found the evidence contradicting the claim."
+        )
