@@ -131,6 +131,11 @@ class ClaimView:
     judge_label: str = ""
 
     @property
+    def shows_candidates(self) -> bool:
+        """A candidate box of its own: sources found, or sources left unread to say so."""
+        return self.wants_candidates and bool(self.candidates or self.candidates_unread)
+
+    @property
     def failing(self) -> bool:
         return self.verdict != ClaimVerdict.SUPPORTED
 
@@ -287,6 +292,7 @@ class Inspection:
     verifier: VerifierEvaluation | None
     claims: list[ClaimView]
     failing_claims: list[ClaimView]  # the decision's: contradicted first, then critical ones
+    claims_without_candidates: list[str]  # wanted candidates, none found: said once for all of them
     verdict_reason: str
     badge_notes: list[str]  # why a badge that measures something else reads better than the verdict
     composer: ComposerOutput | None
@@ -366,6 +372,9 @@ def inspection_get(*, session: DiagnosisSession, feedback_events, cases, bad_cas
             (claim for claim in claims if claim.failing),
             key=lambda claim: (claim.verdict != ClaimVerdict.CONTRADICTED, not claim.critical),
         ),
+        claims_without_candidates=[
+            claim.claim_id for claim in claims if claim.wants_candidates and not claim.shows_candidates
+        ],
         verdict_reason=_verdict_reason(evaluation.verifier),
         badge_notes=badge_notes(
             session=session, excerpt_found=any(view.binding.status == VERIFIED for c in claims for view in c.bindings)

@@ -29,6 +29,11 @@ _OPPOSITE = {
 }
 
 
+_WEAKNESS = {"aligned": 0, "structure": 1, "unaligned": 2, "conflict": 3}
+MAX_LISTED = 5  # units named in a sentence
+EVIDENCE_SCORE_GOOD = 60  # the rule evaluation's score from which it reads as "evidence found"
+
+
 @dataclass(frozen=True, slots=True)
 class UnitFinding:
     """One unit of a `judge.decided` rationale."""
@@ -41,8 +46,10 @@ class UnitFinding:
 
     @property
     def shown(self) -> str:
-        """A word of the claim in «», a check by its label."""
-        return machine_label(self.text) if self.is_check else f"«{self.text}»"
+        """A word of the claim in «», a check by its label ("the mood")."""
+        if self.is_check:
+            return pgettext("a check of the claim", "the {check}").format(check=machine_label(self.text))
+        return f"«{self.text}»"
 
 
 def _nested(value: Any) -> tuple[str, Mapping[str, Any]]:
@@ -58,12 +65,15 @@ def unit_findings(params: Mapping[str, Any]) -> list[UnitFinding]:
         code, unit = _nested(entry)
         if not code.startswith("unit.") or "text" not in unit:
             continue
+        status = str(unit.get("status", "aligned"))
+        if status not in _WEAKNESS:
+            continue
         detail_code, detail_params = _nested(unit.get("detail"))
         findings.append(
             UnitFinding(
                 text=str(unit["text"]),
                 is_check=code in _CHECK_CODES,
-                status=str(unit.get("status", "aligned")),
+                status=status,
                 detail_code=detail_code,
                 detail_params=detail_params,
             )
@@ -79,13 +89,28 @@ def listed(items: list[str]) -> str:
     return pgettext("list of items", "{items} and {last}").format(items=head, last=items[-1])
 
 
-def _distinct(units: list[UnitFinding]) -> list[str]:
-    """The units as shown, less a word inside another of them («waiting» beside «132 waiting»)."""
-    return [
-        unit.shown
-        for unit in units
-        if unit.is_check or not any(unit.text != other.text and unit.text in other.text for other in units)
-    ]
+def _grouped(findings: list[UnitFinding]) -> dict[str, list[str]]:
+    """The units shown per status, each word once, under its weakest status (missing before
+    qualified before found), less a word inside another of its group («waiting» beside «132 waiting»)."""
+    weakest: dict[str, UnitFinding] = {}
+    for unit in findings:
+        held = weakest.get(unit.text)
+        if held is None or _WEAKNESS[unit.status] > _WEAKNESS[held.status]:
+            weakest[unit.text] = unit
+    grouped: dict[str, list[str]] = {status: [] for status in _WEAKNESS}
+    for unit in weakest.values():
+        group = [other.text for other in weakest.values() if other.status == unit.status and not other.is_check]
+        if unit.is_check or not any(unit.text != other and unit.text in other for other in group):
+            grouped[unit.status].append(unit.shown)
+    return grouped
+
+
+def _listed_some(items: list[str]) -> str:
+    """At most MAX_LISTED items, the rest counted."""
+    if len(items) <= MAX_LISTED:
+        return listed(items)
+    rest = len(items) - MAX_LISTED + 1
+    return listed([*items[: MAX_LISTED - 1], ngettext("{n} more word", "{n} more words", rest).format(n=rest)])
 
 
 def _conflict_sentence(unit: UnitFinding) -> str:
@@ -107,10 +132,8 @@ def _units_sentence(findings: list[UnitFinding]) -> str:
     conflicts = [unit for unit in findings if unit.status == "conflict"]
     if conflicts:
         return _conflict_sentence(conflicts[0])
-    found, missing, qualified = (
-        listed(_distinct([unit for unit in findings if unit.status == status]))
-        for status in ("aligned", "unaligned", "structure")
-    )
+    grouped = _grouped(findings)
+    found, missing, qualified = (_listed_some(grouped[status]) for status in ("aligned", "unaligned", "structure"))
     if found and missing:
         return gettext("The evidence states {found}, but not {missing}.").format(found=found, missing=missing)
     if found and qualified:
@@ -152,7 +175,9 @@ def claim_summary(*, verdict: str, code: str, params: Mapping[str, Any] | None) 
     if code == "claim.no_binding":
         return gettext("The claim cites no evidence.")
     if code == "claim.gatekeeper_failed":
-        return gettext("None of the evidence the claim cites could be read: the refs are missing, from failed calls, or do not contain the quoted excerpt.")
+        return gettext(
+            "None of the evidence the claim cites could be read: the refs are missing, from failed calls, or do not contain the quoted excerpt."
+        )
     if code in {"judge.nothing_aligned", "judge.error"}:
         return gettext("Nothing in the claim could be matched to the evidence.")
     return gettext(_BY_VERDICT[verdict]) if verdict in _BY_VERDICT else ""
@@ -163,7 +188,9 @@ def judge_name(value: str) -> str:
     if value.startswith("llm:"):
         return gettext("LLM ({model})").format(model=value.removeprefix("llm:"))
     if value.endswith("(llm-fallback)"):
-        return gettext("{judge}, the LLM being unavailable").format(judge=judge_name(value.removesuffix("(llm-fallback)")))
+        return gettext("{judge}, the LLM being unavailable").format(
+            judge=judge_name(value.removesuffix("(llm-fallback)"))
+        )
     return machine_label(value)
 
 
@@ -199,10 +226,6 @@ def verdict_reason(*, code: str, params: Mapping[str, Any] | None, fallback: str
     if code in {"verifier.below_pass", "verifier.summary"}:
         return gettext("{counted}.").format(counted=counted)
     return fallback
-
-
-# The header's badges that measure something other than the verdict.
-EVIDENCE_SCORE_GOOD = 60  # the rule evaluation's score from which it reads as "evidence found"
 
 
 def badge_notes(*, session, excerpt_found: bool) -> list[str]:

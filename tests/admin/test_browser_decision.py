@@ -15,7 +15,9 @@ pytestmark = [
 ]
 
 VIEWPORT = {"width": 1440, "height": 900}
-ANSWER = "## 根因\norder-service 的 5xx 错误率升至 25%，数据库连接池耗尽。\n\n" + "排查步骤：检查连接池与下游依赖。\n" * 60
+ANSWER = (
+    "## 根因\norder-service 的 5xx 错误率升至 25%，数据库连接池耗尽。\n\n" + "排查步骤：检查连接池与下游依赖。\n" * 60
+)
 
 
 @pytest.fixture
@@ -41,7 +43,11 @@ def newest_reject():
 @pytest.mark.parametrize(
     ("language", "reason", "claim_words"),
     [
-        ("en", "The evidence contradicts a critical claim (c1).", "The evidence says «12.5%» where the claim says «25%»."),
+        (
+            "en",
+            "The evidence contradicts a critical claim (c1).",
+            "The evidence says «12.5%» where the claim says «25%».",
+        ),
         ("zh-hans", "证据与关键论断矛盾（c1）。", "证据说的是 «12.5%»，而论断说的是 «25%»。"),
     ],
 )

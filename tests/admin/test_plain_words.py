@@ -57,18 +57,32 @@ def test_what_the_evidence_states_and_what_it_does_not(reviewer_client, project)
     assert view.judge_label == "learned judge"
 
 
+def _nothing_found(claim_id: str, text: str) -> dict:
+    return {
+        "claimId": claim_id,
+        "text": text,
+        "critical": False,
+        "evidence": [{"refId": "$.no_evidence", "excerpt": ""}],
+    }
+
+
 def test_a_claim_bound_only_to_no_evidence_says_nothing_was_found_once(reviewer_client, project):
-    nothing = {"claimId": "c1", "text": "The cache layer was not involved", "critical": False,
-               "evidence": [{"refId": "$.no_evidence", "excerpt": ""}]}  # fmt: skip
-    session = session_ingest_evaluated(project, _payload("s-words-3", [nothing]))
+    claims = [_nothing_found("c1", "The cache layer was not involved"), _nothing_found("c2", "The queue kept up")]
+    session = session_ingest_evaluated(project, _payload("s-words-3", claims))
 
     response = _inspection(reviewer_client, session)
     page = response.content.decode()
 
-    assert response.context["inspection"].claims[0].summary.startswith("The agent reported that nothing was found")
-    assert page.count("The agent reported that nothing was found") == 2  # the decision's list and the claim
+    assert [claim.summary for claim in response.context["inspection"].claims] == [
+        "The agent reported that nothing was found.",
+        "The agent reported that nothing was found.",
+    ]
+    assert page.count("The agent reported that nothing was found.") == 4  # each claim: in the decision and below
     assert "not among this session's evidence" not in page
     assert "No evidence bound to this claim." not in page
+    # No candidate box per claim: one line for the claims whose facts nothing else states.
+    assert 'class="se-candidates"' not in page
+    assert page.count("No other ref or tool output of this session states the facts of c1, c2.") == 1
 
 
 def test_a_source_that_is_a_candidate_for_several_claims_is_shown_once(reviewer_client, project):
