@@ -23,7 +23,9 @@ from backoffice.candidates import (
     evidence_pool,
     needs_candidates,
 )
+from backoffice.plain_words import badge_notes, claim_summary, judge_name, verdict_reason
 from core.adminkit.content import markdown_document
+from diagnosis.constants import ClaimVerdict
 from diagnosis.evaluation_layers import (
     LAYER_TYPES,
     AiOpsCheckEntry,
@@ -38,8 +40,6 @@ from diagnosis.evaluation_layers import (
     entries_read,
     self_evaluation_read,
 )
-from backoffice.plain_words import badge_notes, claim_summary, judge_name, verdict_reason
-from diagnosis.constants import ClaimVerdict
 from diagnosis.messages import machine_text
 from diagnosis.models import (
     ClaimCheck,

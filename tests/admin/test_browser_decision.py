@@ -4,8 +4,8 @@ claim show without scrolling, in English and in Chinese (Debian's Chromium, driv
 import pytest
 from django.urls import reverse
 
-from tests.admin.test_browser import CHROMIUM, SHOTS, browser, login  # noqa: F401 (the browser fixture)
 from tests.admin.conftest import _user_in
+from tests.admin.test_browser import CHROMIUM, SHOTS, browser, login  # noqa: F401 (the browser fixture)
 from tests.factories import ProjectFactory, diagnosis_payload, feedback_of, session_ingest_evaluated
 
 pytestmark = [
@@ -52,7 +52,12 @@ def newest_reject():
     ],
 )
 def test_the_reject_reason_and_the_failing_claim_show_without_scrolling(
-    browser, live_server, newest_reject, language, reason, claim_words
+    browser,  # noqa: F811
+    live_server,
+    newest_reject,
+    language,
+    reason,
+    claim_words,
 ):
     context = browser.new_context(viewport=VIEWPORT, extra_http_headers={"Accept-Language": language})
     page = context.new_page()

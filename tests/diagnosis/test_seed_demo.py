@@ -327,7 +327,9 @@ def test_seed_demo_with_evaluation_fills_every_layer_and_the_back_office(capsys)
 @pytest.mark.parametrize(
     "scenario",
     [
-        pytest.param(s, marks=pytest.mark.xfail(strict=True, reason=JUDGE_MISSES[s.name])) if s.name in JUDGE_MISSES else s
+        pytest.param(s, marks=pytest.mark.xfail(strict=True, reason=JUDGE_MISSES[s.name]))
+        if s.name in JUDGE_MISSES
+        else s
         for s in SCENARIOS
     ],
     ids=lambda scenario: scenario.name,
