@@ -1,9 +1,13 @@
 """The inspector opens on the decision: at 1440 x 900 the REJECT's reason and its first failing
 claim show without scrolling, in English and in Chinese (Debian's Chromium, driven by Playwright)."""
 
+from io import StringIO
+
 import pytest
+from django.core.management import call_command
 from django.urls import reverse
 
+from diagnosis.models import DiagnosisSession
 from tests.admin.conftest import _user_in
 from tests.admin.test_browser import CHROMIUM, SHOTS, browser, login  # noqa: F401 (the browser fixture)
 from tests.factories import ProjectFactory, diagnosis_payload, feedback_of, session_ingest_evaluated
@@ -84,4 +88,26 @@ def test_the_reject_reason_and_the_failing_claim_show_without_scrolling(
     detail.locator("summary").click()
     assert detail.locator(".se-ref mark").first.is_visible()
     page.screenshot(path=str(SHOTS / f"22-claim-detail-{language}.png"), full_page=True)
+    context.close()
+
+
+@pytest.fixture
+def demo_newest_reject():
+    """The demo's newest REJECT, as the issue measured it (seed_demo, evaluated by the real pipeline)."""
+    call_command("seed_demo", sessions=60, stdout=StringIO())
+    _user_in("Reviewer", "bob")
+    return DiagnosisSession.objects.filter(verifier_verdict="REJECT").order_by("-created_at").first()
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_the_demo_newest_reject_opens_on_its_decision(browser, live_server, demo_newest_reject, language):  # noqa: F811
+    context = browser.new_context(viewport=VIEWPORT, extra_http_headers={"Accept-Language": language})
+    page = context.new_page()
+    login(page, live_server.url, "bob")
+    page.goto(live_server.url + reverse("admin:diagnosis_diagnosissession_change", args=[demo_newest_reject.pk]))
+
+    boxes = [page.locator("#se-verdict-reason").bounding_box(), page.locator(".se-failing-claim").first.bounding_box()]
+    page.screenshot(path=str(SHOTS / f"23-demo-newest-reject-{language}.png"))
+    assert all(box["y"] + box["height"] < VIEWPORT["height"] for box in boxes), boxes
+    assert page.locator(".se-failing-claim .se-claim-summary").first.inner_text()
     context.close()
