@@ -176,7 +176,8 @@ def claim_summary(*, verdict: str, code: str, params: Mapping[str, Any] | None) 
         return gettext("The claim cites no evidence.")
     if code == "claim.gatekeeper_failed":
         return gettext(
-            "None of the evidence the claim cites could be read: the refs are missing, from failed calls, or do not contain the quoted excerpt."
+            "None of the evidence the claim cites could be used: the refs are missing, come from failed "
+            "calls, or do not contain the quoted excerpt."
         )
     if code in {"judge.nothing_aligned", "judge.error"}:
         return gettext("Nothing in the claim could be matched to the evidence.")
@@ -215,6 +216,12 @@ def verdict_reason(*, code: str, params: Mapping[str, Any] | None, fallback: str
         "{supported} of {total} claims are supported by the evidence",
         total,
     ).format(supported=supported, total=total)
+    if code == "verifier.below_reject" and supported == 0:
+        return ngettext(
+            "The claim is not supported by the evidence.",
+            "None of the {total} claims is supported by the evidence.",
+            total,
+        ).format(total=total)
     if code == "verifier.below_reject":
         return gettext("Only {counted}: too few to trust the answer.").format(counted=counted)
     if code in {"verifier.needs_evidence", "verifier.needs_evidence_below_pass"} and claims:

@@ -110,4 +110,19 @@ def test_the_demo_newest_reject_opens_on_its_decision(browser, live_server, demo
     page.screenshot(path=str(SHOTS / f"23-demo-newest-reject-{language}.png"))
     assert all(box["y"] + box["height"] < VIEWPORT["height"] for box in boxes), boxes
     assert page.locator(".se-failing-claim .se-claim-summary").first.inner_text()
+
+    # A REJECT of claims the agent found nothing for: said once a claim, no candidate box repeated.
+    nothing = (
+        DiagnosisSession.objects.filter(verifier_verdict="REJECT")
+        .exclude(claim_checks__verdict__in=["SUPPORTED", "CONTRADICTED", "UNSUPPORTED"])
+        .order_by("-created_at")
+        .first()
+    )
+    page.goto(live_server.url + reverse("admin:diagnosis_diagnosissession_change", args=[nothing.pk]))
+    claims = page.locator(".se-claim")
+    assert claims.count() >= 2
+    for n in range(claims.count()):
+        assert claims.nth(n).locator(".se-claim-summary").count() == 1
+    assert page.locator(".se-candidates").count() == 0 and page.locator(".se-no-candidates").count() == 1
+    page.screenshot(path=str(SHOTS / f"24-demo-nothing-found-{language}.png"), full_page=True)
     context.close()

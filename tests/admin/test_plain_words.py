@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 from django.utils import translation
 
-from backoffice.plain_words import claim_summary, judge_name, listed
+from backoffice.plain_words import claim_summary, judge_name, listed, verdict_reason
 from tests.factories import chat_payload, evaluated_session, session_ingest_evaluated
 
 pytestmark = pytest.mark.django_db
@@ -168,4 +168,20 @@ def test_a_rationale_without_a_code_falls_back_to_the_verdict():
     with translation.override("en"):
         assert claim_summary(verdict="CONTRADICTED", code="", params={}) == (
             "The judge found the evidence contradicting the claim."
+        )
+
+
+def test_a_reject_with_no_supported_claim_says_none_is_supported():
+    params = {"supported": 0, "total": 4, "groundedness": 0.0, "threshold": 0.4}
+    with translation.override("en"):
+        assert verdict_reason(code="verifier.below_reject", params=params, fallback="") == (
+            "None of the 4 claims is supported by the evidence."
+        )
+        params["supported"] = 1
+        assert verdict_reason(code="verifier.below_reject", params=params, fallback="") == (
+            "Only 1 of 4 claims are supported by the evidence: too few to trust the answer."
+        )
+    with translation.override("zh-hans"):
+        assert verdict_reason(code="verifier.below_reject", params=params, fallback="") == (
+            "仅 4 个论断中有 1 个得到证据支持：太少，不足以信任该回答。"
         )
