@@ -15,6 +15,7 @@ from django.utils.translation import gettext, gettext_noop, ngettext, pgettext
 
 from diagnosis.constants import AiOpsVerdict, ClaimVerdict, VerifierVerdict
 from diagnosis.messages import machine_label
+from judge.verdicts import UnitStatus
 
 # Units of the rationale that name a check of the clause, not a word of the claim (judge/checks/units.py).
 _CHECK_CODES = {"unit.check", "unit.check_status"}
@@ -27,9 +28,8 @@ _OPPOSITE = {
     "unit.direction_goes",
     "unit.says_phrase",
 }
-
-
-_WEAKNESS = {"aligned": 0, "structure": 1, "unaligned": 2, "conflict": 3}
+# A word the rationale lists twice is named once, under its weakest status.
+_WEAKNESS = {UnitStatus.ALIGNED: 0, UnitStatus.STRUCTURE: 1, UnitStatus.UNALIGNED: 2, UnitStatus.CONFLICT: 3}
 MAX_LISTED = 5  # units named in a sentence
 EVIDENCE_SCORE_GOOD = 60  # the rule evaluation's score from which it reads as "evidence found"
 
@@ -40,7 +40,7 @@ class UnitFinding:
 
     text: str
     is_check: bool
-    status: str  # "aligned", "unaligned", "structure" or "conflict"
+    status: UnitStatus
     detail_code: str
     detail_params: Mapping[str, Any]
 
@@ -65,7 +65,7 @@ def unit_findings(params: Mapping[str, Any]) -> list[UnitFinding]:
         code, unit = _nested(entry)
         if not code.startswith("unit.") or "text" not in unit:
             continue
-        status = str(unit.get("status", "aligned"))
+        status = str(unit.get("status", UnitStatus.ALIGNED))
         if status not in _WEAKNESS:
             continue
         detail_code, detail_params = _nested(unit.get("detail"))
@@ -73,7 +73,7 @@ def unit_findings(params: Mapping[str, Any]) -> list[UnitFinding]:
             UnitFinding(
                 text=str(unit["text"]),
                 is_check=code in _CHECK_CODES,
-                status=status,
+                status=UnitStatus(status),
                 detail_code=detail_code,
                 detail_params=detail_params,
             )
@@ -129,11 +129,13 @@ def _conflict_sentence(unit: UnitFinding) -> str:
 
 
 def _units_sentence(findings: list[UnitFinding]) -> str:
-    conflicts = [unit for unit in findings if unit.status == "conflict"]
+    conflicts = [unit for unit in findings if unit.status == UnitStatus.CONFLICT]
     if conflicts:
         return _conflict_sentence(conflicts[0])
     grouped = _grouped(findings)
-    found, missing, qualified = (_listed_some(grouped[status]) for status in ("aligned", "unaligned", "structure"))
+    found, missing, qualified = (
+        _listed_some(grouped[status]) for status in (UnitStatus.ALIGNED, UnitStatus.UNALIGNED, UnitStatus.STRUCTURE)
+    )
     if found and missing:
         return gettext("The evidence states {found}, but not {missing}.").format(found=found, missing=missing)
     if found and qualified:
