@@ -57,6 +57,7 @@ from judge.matching import claim_units, unit_hit, unit_needles
 EXCERPT_WINDOW = 240
 ANSWER_FOLD_CHARS = 1200  # longer answers start folded behind "Show more"
 MAX_SENTENCES = 200  # answer sentences a claim is looked for in
+MAX_FAILING_SHOWN = 3  # failing claims in the decision block, so the review form stays in view
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=\.)(?=\s)|\n")
 
 
@@ -292,6 +293,7 @@ class Inspection:
     verifier: VerifierEvaluation | None
     claims: list[ClaimView]
     failing_claims: list[ClaimView]  # the decision's: contradicted first, then critical ones
+    failing_more: int  # failing claims beyond MAX_FAILING_SHOWN, left to the evidence view
     claims_without_candidates: list[str]  # wanted candidates, none found: said once for all of them
     verdict_reason: str
     badge_notes: list[str]  # why a badge that measures something else reads better than the verdict
@@ -354,6 +356,10 @@ def inspection_get(*, session: DiagnosisSession, feedback_events, cases, bad_cas
     _attach_candidates(claims, invocations)
     answer = markdown_document(session.answer)
     _attach_sentences(claims, answer_sentences(answer.blocks))
+    failing = sorted(
+        (claim for claim in claims if claim.failing),
+        key=lambda claim: (claim.verdict != ClaimVerdict.CONTRADICTED, not claim.critical),
+    )
     duration = None
     if session.finished_at and session.created_at:
         duration = (session.finished_at - session.created_at).total_seconds()
@@ -368,10 +374,8 @@ def inspection_get(*, session: DiagnosisSession, feedback_events, cases, bad_cas
         rule=evaluation.rule,
         verifier=evaluation.verifier,
         claims=claims,
-        failing_claims=sorted(
-            (claim for claim in claims if claim.failing),
-            key=lambda claim: (claim.verdict != ClaimVerdict.CONTRADICTED, not claim.critical),
-        ),
+        failing_claims=failing[:MAX_FAILING_SHOWN],
+        failing_more=max(0, len(failing) - MAX_FAILING_SHOWN),
         claims_without_candidates=[
             claim.claim_id for claim in claims if claim.wants_candidates and not claim.shows_candidates
         ],

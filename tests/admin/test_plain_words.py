@@ -185,3 +185,15 @@ def test_a_reject_with_no_supported_claim_says_none_is_supported():
         assert verdict_reason(code="verifier.below_reject", params=params, fallback="") == (
             "仅 4 个论断中有 1 个得到证据支持：太少，不足以信任该回答。"
         )
+
+
+def test_the_decision_lists_three_failing_claims_and_counts_the_rest(reviewer_client, project):
+    claims = [_nothing_found(f"c{n}", f"Service {n} was not involved") for n in range(1, 5)]
+    session = session_ingest_evaluated(project, _payload("s-words-6", claims))
+
+    response = _inspection(reviewer_client, session)
+    inspection = response.context["inspection"]
+
+    assert [claim.claim_id for claim in inspection.failing_claims] == ["c1", "c2", "c3"]
+    assert inspection.failing_more == 1
+    assert "1 more claim did not hold: see the evidence below." in response.content.decode()
