@@ -7,6 +7,9 @@ from django.urls import reverse
 from django.utils import translation
 
 from backoffice.plain_words import claim_summary, judge_name, listed, verdict_reason
+from diagnosis.messages import message
+from diagnosis.services.producers.judges.deterministic import message_of
+from judge.decision import claim_decide
 from tests.factories import chat_payload, evaluated_session, session_ingest_evaluated
 
 pytestmark = pytest.mark.django_db
@@ -172,19 +175,15 @@ def test_a_rationale_without_a_code_falls_back_to_the_verdict():
 
 
 def test_a_reject_with_no_supported_claim_says_none_is_supported():
-    params = {"supported": 0, "total": 4, "groundedness": 0.0, "threshold": 0.4}
+    def reason(supported: int) -> str:
+        stored = message("verifier.below_reject", supported=supported, total=4, groundedness=0.0, threshold=0.4)
+        return verdict_reason(code=stored.code, params=stored.json(), fallback=stored.text)
+
     with translation.override("en"):
-        assert verdict_reason(code="verifier.below_reject", params=params, fallback="") == (
-            "None of the 4 claims is supported by the evidence."
-        )
-        params["supported"] = 1
-        assert verdict_reason(code="verifier.below_reject", params=params, fallback="") == (
-            "Only 1 of 4 claims are supported by the evidence: too few to trust the answer."
-        )
+        assert reason(0) == "None of the 4 claims is supported by the evidence."
+        assert reason(1) == "Only 1 of 4 claims are supported by the evidence: too few to trust the answer."
     with translation.override("zh-hans"):
-        assert verdict_reason(code="verifier.below_reject", params=params, fallback="") == (
-            "仅 4 个论断中有 1 个得到证据支持：太少，不足以信任该回答。"
-        )
+        assert reason(1) == "仅 4 个论断中有 1 个得到证据支持：太少，不足以信任该回答。"
 
 
 def test_the_decision_lists_three_failing_claims_and_counts_the_rest(reviewer_client, project):
@@ -197,3 +196,19 @@ def test_the_decision_lists_three_failing_claims_and_counts_the_rest(reviewer_cl
     assert [claim.claim_id for claim in inspection.failing_claims] == ["c1", "c2", "c3"]
     assert inspection.failing_more == 1
     assert "1 more claim did not hold: see the evidence below." in response.content.decode()
+
+
+def test_an_escalated_or_fallen_back_claim_speaks_with_the_words_of_the_judge_that_decided():
+    """The stored messages as the cascade and the LLM judge's fallback write them."""
+    decided = message_of(claim_decide("The database pool is exhausted", [POOL_LOG]).rationale)
+    llm = message("judge.llm", rationale="the log shows 12.5%, not 25%")
+    escalated = message("judge.escalated", rationale=llm, judge="deterministic", first=decided)
+    fallen_back = message("judge.llm_fallback", reason="timeout", judge="deterministic", rationale=decided)
+
+    with translation.override("en"):
+        assert claim_summary(verdict="CONTRADICTED", code=escalated.code, params=escalated.json()) == (
+            "The LLM judge says: the log shows 12.5%, not 25%"
+        )
+        assert claim_summary(verdict="UNSUPPORTED", code=fallen_back.code, params=fallen_back.json()) == (
+            "The evidence states «pool» and «exhausted», but not «database»."
+        )
