@@ -86,6 +86,7 @@ class Candidate:
     facts: list[str]  # the claim's facts this source states, as the claim writes them
     words: list[str]
     highlighted: SafeString = field(default_factory=SafeString)
+    shown_under: str = ""  # the earlier claim under which the page shows this source in full
 
 
 def evidence_pool(invocations) -> EvidencePool:

@@ -23,7 +23,9 @@ from backoffice.candidates import (
     evidence_pool,
     needs_candidates,
 )
+from backoffice.plain_words import badge_notes, claim_summary, judge_name, verdict_reason
 from core.adminkit.content import markdown_document
+from diagnosis.constants import ClaimVerdict
 from diagnosis.evaluation_layers import (
     LAYER_TYPES,
     AiOpsCheckEntry,
@@ -47,7 +49,7 @@ from diagnosis.models import (
     ToolInvocation,
 )
 from diagnosis.selectors import conversation_turns
-from diagnosis.services.producers.gatekeeper import excerpt_locate
+from diagnosis.services.producers.gatekeeper import VERIFIED, excerpt_locate
 from diagnosis.services.producers.pipeline import applicable_layers
 from judge.analysis import Analysis, analyse
 from judge.matching import claim_units, unit_hit, unit_needles
@@ -55,6 +57,7 @@ from judge.matching import claim_units, unit_hit, unit_needles
 EXCERPT_WINDOW = 240
 ANSWER_FOLD_CHARS = 1200  # longer answers start folded behind "Show more"
 MAX_SENTENCES = 200  # answer sentences a claim is looked for in
+MAX_FAILING_SHOWN = 3  # failing claims in the decision block, so the review form stays in view
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=\.)(?=\s)|\n")
 
 
@@ -97,6 +100,11 @@ class BindingView:
     excerpt_found: bool = False
     ref_missing: bool = False
 
+    @property
+    def shown(self) -> bool:
+        """A binding to `$.no_evidence` cites nothing: the claim's summary says so instead."""
+        return self.binding.status != ClaimVerdict.NO_EVIDENCE
+
 
 @dataclass
 class ClaimView:
@@ -120,6 +128,21 @@ class ClaimView:
     wants_candidates: bool = False  # unsupported, or a citation failed: look for its evidence elsewhere
     candidates: list[Candidate] = field(default_factory=list)
     candidates_unread: int = 0  # sources mentioning the claim left unread by the page's budget
+    summary: str = ""  # what the evidence states of it and what it lacks, in one sentence
+    judge_label: str = ""
+
+    @property
+    def shows_candidates(self) -> bool:
+        """A candidate box of its own: sources found, or sources left unread to say so."""
+        return self.wants_candidates and bool(self.candidates or self.candidates_unread)
+
+    @property
+    def failing(self) -> bool:
+        return self.verdict != ClaimVerdict.SUPPORTED
+
+    @property
+    def shown_bindings(self) -> list[BindingView]:
+        return [view for view in self.bindings if view.shown]
 
 
 def _binding_views(bindings: list[GatekeeperBinding], refs: dict[str, EvidenceRef]) -> list[BindingView]:
@@ -189,8 +212,17 @@ def _claims_from_layer(verifier: VerifierEvaluation | None, refs: dict[str, Evid
     ]
 
 
+def _attach_words(claims: list[ClaimView]) -> None:
+    for claim in claims:
+        claim.summary = claim_summary(verdict=claim.verdict, code=claim.rationale_code, params=claim.rationale_params)
+        claim.judge_label = judge_name(claim.judge)
+
+
 def _attach_candidates(claims: list[ClaimView], invocations: list[ToolInvocation]) -> None:
-    """Candidate evidence for the claims that need it; the sources are read once for all of them."""
+    """Candidate evidence for the claims that need it; the sources are read once for all of them.
+
+    A source is shown in full under the first claim it is a candidate for; a later claim names it
+    and links there, so one source never fills the page several times."""
     wanting = [
         claim for claim in claims if needs_candidates(claim.verdict, [view.binding.status for view in claim.bindings])
     ]
@@ -202,6 +234,11 @@ def _attach_candidates(claims: list[ClaimView], invocations: list[ToolInvocation
         claim.candidates, claim.candidates_unread = claim_candidates(
             text=claim.text, cited=cited_already(claim.bindings), pool=pool
         )
+    first_claim: dict[str, str] = {}
+    for claim in wanting:
+        for candidate in claim.candidates:
+            first = first_claim.setdefault(candidate.source.ref_id, claim.claim_id)
+            candidate.shown_under = "" if first == claim.claim_id else first
 
 
 def answer_sentences(blocks: list[str]) -> list[str]:
@@ -255,6 +292,11 @@ class Inspection:
     rule: RuleEvaluation | None
     verifier: VerifierEvaluation | None
     claims: list[ClaimView]
+    failing_claims: list[ClaimView]  # the decision's: contradicted first, then critical ones
+    failing_more: int  # failing claims beyond MAX_FAILING_SHOWN, left to the evidence view
+    claims_without_candidates: list[str]  # wanted candidates, none found: said once for all of them
+    verdict_reason: str
+    badge_notes: list[str]  # why a badge that measures something else reads better than the verdict
     composer: ComposerOutput | None
     aiops: AiOpsRuleEvaluation | None
     aiops_checks: list[AiOpsCheckEntry]
@@ -267,6 +309,14 @@ class Inspection:
     reviews: list[SessionReview]
     conversation: list[DiagnosisSession]  # the turns of its conversation in order, itself included; [] for none
     raw_json: str
+
+
+def _verdict_reason(verifier: VerifierEvaluation | None) -> str:
+    """The verdict's reason in one line; the verifier's rationale as shown when no plainer words fit."""
+    if verifier is None:
+        return ""
+    shown = machine_text(verifier.rationale_code, verifier.rationale_params, verifier.rationale or "")
+    return verdict_reason(code=verifier.rationale_code, params=verifier.rationale_params, fallback=shown)
 
 
 def inspection_get(*, session: DiagnosisSession, feedback_events, cases, bad_cases) -> Inspection:
@@ -302,9 +352,14 @@ def inspection_get(*, session: DiagnosisSession, feedback_events, cases, bad_cas
     latest_round = rows[0].round if rows else None
     rows = [row for row in rows if row.round == latest_round]
     claims = _claims_from_rows(rows, refs) if rows else _claims_from_layer(evaluation.verifier, refs)
+    _attach_words(claims)
     _attach_candidates(claims, invocations)
     answer = markdown_document(session.answer)
     _attach_sentences(claims, answer_sentences(answer.blocks))
+    failing = sorted(
+        (claim for claim in claims if claim.failing),
+        key=lambda claim: (claim.verdict != ClaimVerdict.CONTRADICTED, not claim.critical),
+    )
     duration = None
     if session.finished_at and session.created_at:
         duration = (session.finished_at - session.created_at).total_seconds()
@@ -319,6 +374,15 @@ def inspection_get(*, session: DiagnosisSession, feedback_events, cases, bad_cas
         rule=evaluation.rule,
         verifier=evaluation.verifier,
         claims=claims,
+        failing_claims=failing[:MAX_FAILING_SHOWN],
+        failing_more=max(0, len(failing) - MAX_FAILING_SHOWN),
+        claims_without_candidates=[
+            claim.claim_id for claim in claims if claim.wants_candidates and not claim.shows_candidates
+        ],
+        verdict_reason=_verdict_reason(evaluation.verifier),
+        badge_notes=badge_notes(
+            session=session, excerpt_found=any(view.binding.status == VERIFIED for c in claims for view in c.bindings)
+        ),
         composer=evaluation.verifier.composer_output if evaluation.verifier else None,
         aiops=evaluation.aiops,
         aiops_checks=evaluation.aiops.checks if evaluation.aiops else [],

@@ -206,7 +206,7 @@ LABELS: dict[str, str] = {
     "unsupported": gettext_noop("unsupported"),
     "contradicted": gettext_noop("contradicted"),
     # gatekeeper binding statuses (NO_EVIDENCE is shared with the claim verdict)
-    "VERIFIED": gettext_noop("Verified"),
+    "VERIFIED": gettext_noop("Excerpt found"),  # the quote is in the ref; says nothing of the claim
     "REF_NOT_FOUND": gettext_noop("Ref not found"),
     "REF_FROM_FAILED_CALL": gettext_noop("Ref from a failed call"),
     "EXCERPT_MISMATCH": gettext_noop("Excerpt mismatch"),
@@ -247,10 +247,11 @@ LABELS: dict[str, str] = {
     "evidence_logs": gettext_noop("Log query"),
     "evidence_metrics": gettext_noop("Metric query"),
     "unrelated_alerts_not_main_object": gettext_noop("Unrelated alerts not the main object"),
-    # judges (the LLM judge is named by its model: "llm:<model>")
-    "rule": gettext_noop("rule"),
+    # judges, as people call them (the LLM judge is named by its model: "llm:<model>"); the
+    # deterministic judge weighs its checks with a fitted model
+    "rule": gettext_noop("rules"),
     "llm": gettext_noop("LLM"),
-    "deterministic": gettext_noop("deterministic"),
+    "deterministic": gettext_noop("learned judge"),
     "cascade": gettext_noop("cascade"),
     # the deterministic judge: unit statuses, checks, how a word aligned, moods, quantifiers
     "aligned": gettext_noop("aligned"),

@@ -121,6 +121,8 @@ def test_reviewer_walks_dashboard_inspects_reviews_and_triages(browser, live_ser
     page.keyboard.press("o")
     page.wait_for_selector(".se-views")
     assert page.locator("h1").first.inner_text() == "s-inspect-0001"
+    assert "The evidence says «12.5%» where the claim says «25%»." in page.locator("#claim-c1").inner_text()
+    page.click("#claim-c1 .se-claim-detail summary")  # the cited excerpt is behind the claim's fold
     assert page.locator(".se-ref mark").first.inner_text() == "5xx 错误率升至 12.5%"
     page.click("text=Raw self_evaluation JSON")
     shot(page, "04-session-inspector")

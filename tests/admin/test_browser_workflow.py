@@ -59,9 +59,10 @@ def test_reviewer_triages_the_filtered_queue_with_the_keyboard(browser, live_ser
     assert page.locator("h1").first.inner_text() == first.session_id
     assert page.locator(".se-position").inner_text() == "1 / 4"
     assert "Triage queue (filtered)" in page.locator(".breadcrumbs").inner_text()
-    # The keys' legend is at the top of the page, above the answer and the evidence.
+    # The keys' legend is in view, below the decision and above the answer and the evidence.
     legend = page.locator(".se-decision .se-keys").bounding_box()
-    assert legend["y"] < page.locator(".se-qa").bounding_box()["y"] and legend["y"] < 500
+    assert page.locator(".se-verdict-summary").bounding_box()["y"] < legend["y"]
+    assert legend["y"] < page.locator(".se-qa").bounding_box()["y"] and legend["y"] + legend["height"] < 900
     page.keyboard.press("?")
     assert page.locator("#se-key-help").is_visible()
     shot(page, "workflow-02-inspector-keys")
