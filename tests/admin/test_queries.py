@@ -82,7 +82,10 @@ def test_query_counts_do_not_grow_with_rows(approver_client, approver, project):
     many = {name: count_queries(approver_client, url) for name, url in urls(session).items()}
 
     assert many == few
-    assert few == EXPECTED
+    # On PostgreSQL a two-character term first reads the gram index's statistics (pg_stats): is
+    # the term too common for the index to help?
+    gram_statistics = {"session_search": 1} if connection.vendor == "postgresql" else {}
+    assert few == {name: count + gram_statistics.get(name, 0) for name, count in EXPECTED.items()}
 
 
 def test_session_list_count_is_capped_by_a_limit(reviewer_client, project):
