@@ -11,26 +11,17 @@ trace shows a vote and a case.
 
 Load: wrk through bench/wrk.py (one wrk thread), 16 and 64 connections, BENCH_DURATION seconds
 per endpoint and connection count (default 9), in 3 rounds of (the ceiling, the vote floor, POST
-<<<<<<< HEAD
 /api/feedback (useful, API key, sessions in turn), GET /api/trace/<sessionId> of the sessions read
 and of the sessions voted on) in one server run; each endpoint as a ratio of the ceiling over the
-same rounds, with the CPU time per request of gunicorn and PostgreSQL. Targets: feedback >= 0.7 of
-the ceiling and the trace of the sessions read (unchanged since they were voted on: the steady
-state of a trace, read more often than its session is written) >= 0.3 of it, at 16 and 64
-connections (a FAIL line and exit status 1 otherwise); the floor's ratio is printed beside the
-vote's, as the most a vote that locks its session can reach, and the trace of the sessions each
-feedback round has just voted on (every one a new version, so each worker renders it once again)
-beside the trace's. Then a session with 500 tool invocations: trace GET latency over one
-connection, and the SQL query counts of one trace GET (rendered, and cached) and one vote.
-=======
-/api/feedback (useful, API key, sessions in turn), GET /api/trace/<sessionId>) in one server run; each endpoint
-as a ratio of the ceiling over the same rounds, with the CPU time per request of gunicorn and
-PostgreSQL. Target (issue 25): feedback >= 0.85 of the vote floor (its requests/s to the floor's,
-over the same rounds) at 16 and 64 connections in the same run (a FAIL line and exit status 1
-otherwise); the floor is the most a vote that locks its session can reach. Then a session with 500
-tool invocations: trace GET
-latency over one connection, and the SQL query counts of one trace GET and one vote.
->>>>>>> vote
+same rounds, with the CPU time per request of gunicorn and PostgreSQL. Targets (issue 25): feedback
+>= 0.85 of the vote floor (its requests/s to the floor's, over the same rounds; the floor is the most
+a vote that locks its session can reach) and the trace of the sessions read (unchanged since they
+were voted on: the steady state of a trace, read more often than its session is written) >= 0.3 of
+the ceiling, at 16 and 64 connections in the same run (a FAIL line and exit status 1 otherwise); the
+trace of the sessions each feedback round has just voted on (every one a new version, so each worker
+renders it once again) is printed beside the trace's. Then a session with 500 tool invocations: trace
+GET latency over one connection, and the SQL query counts of one trace GET (rendered, and cached) and
+one vote.
 """
 
 import json
@@ -57,12 +48,8 @@ from bench.common import (  # noqa: E402
 DURATION = float(os.environ.get("BENCH_DURATION", "9"))
 SESSIONS = 200
 BIG_INVOCATIONS = 500
-<<<<<<< HEAD
-FEEDBACK_TARGET = 0.7
-TRACE_TARGET = 0.3
-=======
 FEEDBACK_TARGET = 0.85  # of the vote floor
->>>>>>> vote
+TRACE_TARGET = 0.3  # of the ceiling
 SERVER_ENV = {
     "DJANGO_SETTINGS_MODULE": "bench.settings_bench",
     "TASKS_BACKEND": "immediate",
@@ -155,22 +142,8 @@ def http_load(database: str) -> bool:
         body=f"{size / 1024:.0f} KiB",
     )
     print_header("targets")
-<<<<<<< HEAD
-    floors = {row.result.connections: row.ratio for row in rows if row.endpoint == floor.name}
-    voted = {row.result.connections: row.ratio for row in rows if row.endpoint == voted_trace.name}
-    verdicts = []
-    for row in rows:
-        if row.endpoint == feedback.name:
-            label = f"feedback / ceiling, {row.result.connections} connections"
-            verdicts.append(wrk.verdict(label, row.ratio, FEEDBACK_TARGET))
-            print(f"         (the vote floor's own ratio: {floors[row.result.connections]:.2f})")
-    for row in rows:
-        if row.endpoint == trace.name:
-            label = f"trace / ceiling, {row.result.connections} connections"
-            verdicts.append(wrk.verdict(label, row.ratio, TRACE_TARGET))
-            print(f"         (the trace of sessions just voted on: {voted[row.result.connections]:.2f})")
-=======
     floors = {row.result.connections: row for row in rows if row.endpoint == floor.name}
+    voted = {row.result.connections: row.ratio for row in rows if row.endpoint == voted_trace.name}
     verdicts = []
     for row in rows:
         if row.endpoint == feedback.name:
@@ -178,7 +151,11 @@ def http_load(database: str) -> bool:
             label = f"feedback / vote floor, {row.result.connections} connections"
             verdicts.append(wrk.verdict(label, row.ratio / vote_floor.ratio, FEEDBACK_TARGET))
             print(f"         (of the ceiling: feedback {row.ratio:.2f}, the vote floor {vote_floor.ratio:.2f})")
->>>>>>> vote
+    for row in rows:
+        if row.endpoint == trace.name:
+            label = f"trace / ceiling, {row.result.connections} connections"
+            verdicts.append(wrk.verdict(label, row.ratio, TRACE_TARGET))
+            print(f"         (the trace of sessions just voted on: {voted[row.result.connections]:.2f})")
     return all(verdicts)
 
 

@@ -4,16 +4,19 @@ Building a queryset (clones, lookups resolved, subqueries) and compiling it cost
 database takes to answer a lookup by an index: a third of a vote (issue 25). `CompiledQuery` keeps
 the ORM's own SQL for each shape of a query (which of its values are given) and builds the model
 instances from its rows as a queryset does (Django's ModelIterable: the database's converters,
-`Model.from_db`, annotations as attributes).
+`Model.from_db`, annotations as attributes). Given `update`, it is the UPDATE of those values with the
+queryset's WHERE, returning the rows it would select (`UPDATE ... RETURNING`, on PostgreSQL and
+SQLite alike): one statement that locks, writes and reads.
 """
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from django.db import connections, models, router
-from django.db.models.sql import InsertQuery, Query
+from django.db.models.sql import InsertQuery, Query, UpdateQuery
+from django.db.models.sql.compiler import SQLCompiler
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,10 +40,16 @@ class CompiledQuery:
     A value must reach the SQL unchanged as one parameter: an int or a str compared as it is (a
     lookup that rewrites it, `contains` or `startswith`, makes compiling raise ValueError). The
     queryset's database must not depend on the request (a locking query: the primary).
+
+    With `update` (field name to value or expression, as `QuerySet.update` takes them), `fetch` runs
+    `UPDATE ... SET <update> WHERE <the queryset's WHERE> RETURNING <its columns>` and returns the
+    rows as they are after it. An UPDATE takes no slice and locks what it matches: the queryset's
+    slice is dropped (every row it matches is updated and returned) and it must not lock itself.
     """
 
-    def __init__(self, build: Callable[..., models.QuerySet]) -> None:
+    def __init__(self, build: Callable[..., models.QuerySet], *, update: Mapping[str, Any] | None = None) -> None:
         self._build = build
+        self._update = update
         self._compiled: dict[tuple[str, ...], _Compiled] = {}
         self._lock = threading.Lock()
 
@@ -81,6 +90,8 @@ class CompiledQuery:
             raise ValueError("a compiled query loads instances of one model: no select_related, prefetch or values()")
         compiler = queryset.query.get_compiler(using=queryset.db)
         sql, params = compiler.as_sql()
+        if self._update is not None:
+            sql, params = _update_returning(queryset, compiler, self._update)
         names = {placeholder: name for name, placeholder in placeholders.items() if placeholder is not None}
         slots = tuple(
             (position, names[param]) for position, param in enumerate(params) if _is_placeholder(param, names)
@@ -100,6 +111,25 @@ class CompiledQuery:
             field_names=tuple(column.target.attname for column, _, _ in compiler.select[fields[0] : fields[-1] + 1]),
             annotations=tuple(compiler.annotation_col_map.items()),
         )
+
+
+def _update_returning(
+    queryset: models.QuerySet, compiler: SQLCompiler, values: Mapping[str, Any]
+) -> tuple[str, tuple[Any, ...]]:
+    """The UPDATE of `values` with `queryset`'s WHERE, returning the columns `compiler` (its SELECT's,
+    compiled) selects: they name the table as the UPDATE does, so they read the updated row."""
+    if queryset.query.select_for_update:
+        raise ValueError("an UPDATE locks the rows it matches: build the queryset without select_for_update()")
+    if not compiler.connection.features.can_return_rows_from_update:
+        raise ValueError(f"database {queryset.db!r} cannot return rows from an UPDATE")
+    query = queryset.query.chain(UpdateQuery)
+    query.clear_limits()
+    query.add_update_values(values)
+    query.clear_select_clause()  # as QuerySet.update() does: the annotations are returned, not set
+    update_sql, update_params = query.get_compiler(using=queryset.db).as_sql()
+    returning = ", ".join(column_sql for _, (column_sql, _), _ in compiler.select)
+    returning_params = [param for _, (_, column_params), _ in compiler.select for param in column_params]
+    return f"{update_sql} RETURNING {returning}", (*update_params, *returning_params)
 
 
 # Values no real call passes: a NUL cannot be stored in text, ids are positive. The LIKE wildcards

@@ -76,12 +76,13 @@ class FeedbackResult:
 
 
 def _vote_sessions(*, project_id: int | None, session_id: str, project_slug: str | None) -> QuerySet[DiagnosisSession]:
-    """What a vote reads of the session (the big JSON columns stay in the database), under its row
-    lock, with the id of its case: among the sessions of `project_id` (None: of every project).
-    No ORDER BY: the vote only tells one matching row from several."""
+    """What a vote reads of the session (the big JSON columns stay in the database), with the id of
+    its case: among the sessions of `project_id` (None: of every project). No ORDER BY: the vote only
+    tells one matching row from several."""
     sessions = (
-        DiagnosisSession.objects.select_for_update(of=("self",))
-        .only("pk", "project_id", "session_id", "created_at", "verifier_verdict", "feedback", "status")
+        DiagnosisSession.objects.only(
+            "pk", "project_id", "session_id", "created_at", "verifier_verdict", "feedback", "status"
+        )
         .annotate(existing_case_id=Subquery(Case.objects.filter(session_id=OuterRef("pk")).order_by().values("pk")[:1]))
         .order_by()
     )
@@ -90,8 +91,10 @@ def _vote_sessions(*, project_id: int | None, session_id: str, project_slug: str
 
 
 # Built and compiled once: building and compiling the lookup and the event's INSERT cost half of a
-# vote's CPU.
-_VOTE_SESSION_QUERY = CompiledQuery(_vote_sessions)
+# vote's CPU. The lookup is the UPDATE that moves the session's trace version (every event shows in
+# the trace, as its feedback history): it takes the session's row lock and reads the session in the
+# same statement, so a vote is BEGIN, this, the event's INSERT and COMMIT.
+_VOTE_SESSION_QUERY = CompiledQuery(_vote_sessions, update=TRACE_CHANGED)
 _EVENT_INSERT = CompiledInsert(FeedbackEvent)
 
 
@@ -108,14 +111,15 @@ def feedback_submit(
     """Record one vote on the session `session_id` and act on it (seed document 000, section 7), in one transaction.
 
     The session is found among those `submitter` may see (Http404 otherwise; `project_slug` picks
-    between projects that share a sessionId) and read under its row lock, so concurrent votes on one
-    session run one after another: `session.feedback` always ends as the latest event's value, and
-    each vote sees the case or bad case the previous one made. Every vote becomes a FeedbackEvent and
-    sets `session.feedback` and moves the session's trace version; nothing else of the session
-    changes (status in particular). `useful` creates or reuses the session's case;
-    `not_useful` opens or adds to the session's bad case. An end user (feedback token) has one
-    EndUserVote per session: a new value replaces it, and repeating the same value writes nothing
-    (a replayed token cannot pile up events or bad-case reports).
+    between projects that share a sessionId) and read under its row lock, taken by the UPDATE that
+    moves its trace version, so concurrent votes on one session run one after another:
+    `session.feedback` always ends as the latest event's value, and each vote sees the case or bad
+    case the previous one made. Every vote becomes a FeedbackEvent and sets `session.feedback` and
+    moves the session's trace version; nothing else of the session changes (status in particular).
+    `useful` creates or reuses the session's case; `not_useful` opens or adds to the session's bad
+    case. An end user (feedback token) has one EndUserVote per session: a new value replaces it, and
+    repeating the same value writes no event and leaves `session.feedback` (a replayed token cannot
+    pile up events or bad-case reports; its trace version still moves, which costs a re-render only).
     With an `idempotency_key` (the client's Idempotency-Key header), the key is claimed first and
     the answer stored with the vote, in the same transaction: repeating the request returns
     `replayed` (the stored answer) and writes nothing; the key with other arguments is an
@@ -166,9 +170,8 @@ def _vote(
     previous_vote = _end_user_vote_replace(session=session, end_user_id=submitter.end_user_id, value=value)
     if previous_vote == value:
         return FeedbackResult(event=None, case_id=session.existing_case_id if value == Feedback.USEFUL else None)
-    # Every event shows in the trace (its feedback history): the row is written on every vote.
-    DiagnosisSession.objects.filter(pk=session.pk).update(feedback=value, **TRACE_CHANGED)
     if session.feedback != value:
+        DiagnosisSession.objects.filter(pk=session.pk).update(feedback=value)
         session.feedback = value
         figures_changed.send(sender=DiagnosisSession, moments=[(session.project_id, session.created_at)])
     event = _EVENT_INSERT.create(

@@ -167,8 +167,8 @@ def test_the_longest_key_is_accepted(api, session):
 
 def test_query_counts_with_a_key(api, session, django_assert_num_queries):
     vote(api, key="warm-up")  # the case exists from now on, and the API key is in the cache
-    # The vote's 5 statements (see test_feedback_api) plus the key: SAVEPOINT, INSERT, RELEASE, UPDATE.
-    with django_assert_num_queries(9):
+    # The vote's 4 statements (see test_feedback_api) plus the key: SAVEPOINT, INSERT, RELEASE, UPDATE.
+    with django_assert_num_queries(8):
         assert vote(api).status_code == 200
     # A replay: the INSERT refused in its savepoint (SAVEPOINT, INSERT, ROLLBACK TO, RELEASE), then the
     # stored answer read under lock; nothing written.

@@ -178,10 +178,11 @@ def test_token_issue_query_count(api, session, django_assert_num_queries):
 def test_token_vote_query_count_with_existing_case(api, session, django_assert_num_queries):
     token = issue(api)
     vote(browser(token))  # the case exists from now on
-    # savepoint, the session locked with its case id, the end user's vote (unchanged: nothing more), release
+    # savepoint, the session locked with its case id (its trace version moved), the end user's vote
+    # (unchanged: nothing more), release
     with django_assert_num_queries(4):
         assert vote(browser(token)).status_code == 200
-    # a changed vote: + the vote's update, the session's update, the event, the bad case (read, then its
+    # a changed vote: + the vote's update, the session's feedback, the event, the bad case (read, then its
     # insert in a savepoint of its own: concurrent reports race on its unique index, and the session's
     # trace version), the day's change mark
     with django_assert_num_queries(13):
