@@ -1,13 +1,15 @@
 """What the management commands share: a project by slug, instants on the command line, the progress bar,
-writing lines to a file or stdout."""
+reading lines from and writing them to a file or stdin / stdout."""
 
 import argparse
 import os
-from collections.abc import Iterable
+import sys
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from datetime import time as dt_time
 from pathlib import Path
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
@@ -84,6 +86,21 @@ class Progress:
 
     def __exit__(self, *exc_info: object) -> None:
         self._bar.close()
+
+
+@contextmanager
+def read_lines(name: str) -> Iterator[tuple[BinaryIO, int | None]]:
+    """The byte stream of the file `name` (stdin for '-') and its size (None for stdin)."""
+    if name == "-":
+        yield sys.stdin.buffer, None
+        return
+    path = Path(name)
+    try:
+        stream = path.open("rb")
+    except OSError as exc:
+        raise CommandError(f"--input: cannot read {path}: {exc}") from exc
+    with stream:
+        yield stream, path.stat().st_size
 
 
 def write_lines(lines: Iterable[str], *, output: str, stdout: TextIO, progress: Progress) -> int:

@@ -1,11 +1,9 @@
 """`manage.py import_decisions`: the records `export_decisions` writes, stored as they are, all or nothing."""
 
-import sys
-from pathlib import Path
-
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from backoffice.decisions import DecisionImport, decision_import_lines
+from diagnosis.management.cli import read_lines
 
 
 class Command(BaseCommand):
@@ -20,16 +18,8 @@ class Command(BaseCommand):
         parser.add_argument("--input", default="-", help="file to read; '-' for stdin (the default)")
 
     def handle(self, *args, **options) -> None:
-        if options["input"] == "-":
-            report = decision_import_lines(lines=sys.stdin.buffer)
-        else:
-            path = Path(options["input"])
-            try:
-                stream = path.open("rb")
-            except OSError as exc:
-                raise CommandError(f"--input: cannot read {path}: {exc}") from exc
-            with stream:
-                report = decision_import_lines(lines=stream)
+        with read_lines(options["input"]) as (stream, _):
+            report = decision_import_lines(lines=stream)
         for error in report.errors:
             self.stderr.write(error)
         if report.errors:

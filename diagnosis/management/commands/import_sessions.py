@@ -1,11 +1,8 @@
 """`manage.py import_sessions`: JSON Lines of ingestion payloads into a project, as POST /api/sessions stores them."""
 
-import sys
-from pathlib import Path
-
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from diagnosis.management.cli import Progress, project_from_slug
+from diagnosis.management.cli import Progress, project_from_slug, read_lines
 from diagnosis.services.transfer import IMPORT_BATCH_SIZE, session_import_lines
 
 
@@ -27,16 +24,8 @@ class Command(BaseCommand):
         if options["batch_size"] < 1:
             raise CommandError("--batch-size must be at least 1")
         project = project_from_slug(options["project"])
-        if options["input"] == "-":
-            self._import(project, sys.stdin.buffer, total=None, options=options)
-            return
-        path = Path(options["input"])
-        try:
-            stream = path.open("rb")
-        except OSError as exc:
-            raise CommandError(f"--input: cannot read {path}: {exc}") from exc
-        with stream:
-            self._import(project, stream, total=path.stat().st_size, options=options)
+        with read_lines(options["input"]) as (stream, size):
+            self._import(project, stream, total=size, options=options)
 
     def _import(self, project, stream, *, total: int | None, options: dict) -> None:
         created = replaced = skipped = 0
