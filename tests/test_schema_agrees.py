@@ -139,7 +139,10 @@ def test_the_idempotency_key_pattern_is_the_servers_rule(api, project, key):
     assert (re.fullmatch(pattern, key) is not None) == (response.status_code == 200), (key, response.content)
 
 
-@pytest.mark.parametrize(("field", "text"), [("query", "\x1e"), ("query", " \t"), ("newResponse", "\u3000")])
+@pytest.mark.parametrize(
+    ("field", "text"),
+    [("query", "\x1e"), ("query", "\x1c\x1f"), ("query", "\x85"), ("query", " \t"), ("newResponse", "\u3000")],
+)
 def test_text_of_whitespace_only_is_refused_as_the_schema_says(api, field, text):
     request = contract.openapi_schema()["components"]["schemas"]["VerifyRequestRequest"]["properties"]
     body = {"query": "q", "oldResponse": "", "newResponse": "n", field: text}

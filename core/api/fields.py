@@ -4,11 +4,15 @@ from django.db import models
 from django.db.backends.base.operations import BaseDatabaseOperations
 from rest_framework import serializers
 
+# A character that is not whitespace to Python's str.strip(), which DRF trims with: JSON Schema's
+# \S (ECMA's) also lets the separators \x1c-\x1f and NEL (\x85) through, which Python strips.
+NOT_BLANK_PATTERN = r"[^\s\u001c-\u001f\u0085]"
+
 
 class StrictCharField(serializers.CharField):
     """A CharField that refuses numbers and booleans instead of silently turning them into text, and,
     unless `allow_blank`, text of whitespace only, whether or not it trims it (the schema says so:
-    `pattern: \\S`, core/api/schema.py)."""
+    `NOT_BLANK_PATTERN`, core/api/schema.py)."""
 
     default_error_messages = {"invalid": "Must be a string."}
 

@@ -9,6 +9,8 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSe
 from drf_spectacular.utils import OpenApiResponse, inline_serializer
 from rest_framework import serializers
 
+from core.api.fields import NOT_BLANK_PATTERN
+
 ERROR_ENVELOPE = inline_serializer(
     name="ErrorEnvelope",
     fields={
@@ -69,7 +71,7 @@ class StrictCharFieldSchema(OpenApiSerializerFieldExtension):
     def map_serializer_field(self, auto_schema, direction):
         # drf-spectacular adds the field's metadata (nullable, minLength, default) and its length
         # validators around what this returns, as for any CharField.
-        return {"type": "string"} if self.target.allow_blank else {"type": "string", "pattern": r"\S"}
+        return {"type": "string"} if self.target.allow_blank else {"type": "string", "pattern": NOT_BLANK_PATTERN}
 
 
 class ProjectAPIKeyScheme(OpenApiAuthenticationExtension):
