@@ -61,7 +61,9 @@ class TraceView(APIView):
         },
     )
     def get(self, request: Request, session_id: str) -> HttpResponse:
-        params = TraceQuerySerializer(data=request.query_params)
+        # A plain dict, not the QueryDict: DRF reads an empty value of form data as absent
+        # (`invocationLimit=` would be the default), where the schema says an integer.
+        params = TraceQuerySerializer(data=request.query_params.dict())
         params.is_valid(raise_exception=True)
         project_slug = request.query_params.get("project")
         head = trace_head_get(access=access_from_request(request), session_id=session_id, project_slug=project_slug)

@@ -69,6 +69,8 @@ def test_the_client_chooses_the_page_size_up_to_the_maximum(api, project, small_
         ({"invocationOffset": 2**31}, "invocationOffset"),
         ({"invocationLimit": 0}, "invocationLimit"),
         ({"invocationLimit": 201}, "invocationLimit"),
+        ({"invocationLimit": ""}, "invocationLimit"),
+        ({"invocationOffset": ""}, "invocationOffset"),
     ],
 )
 def test_malformed_paging_parameters_are_a_400(api, project, params, field):
