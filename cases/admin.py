@@ -129,6 +129,8 @@ class CaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
         "error_code",
         "source_type",
         "created_by",
+        "verdict_display",
+        "groundedness_display",
         "session_display",
         "created_at",
     ]
@@ -231,6 +233,20 @@ class CaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
     @admin.display(description=_("status"), ordering="status")
     def status_display(self, obj):
         return status_badge(obj.status, obj.get_status_display())
+
+    # The session's self-evaluation, so an approver sees how trustworthy the source was; read
+    # from the joined session (list_select_related), no query per row.
+    @admin.display(description=_("verdict"), ordering="session__verifier_verdict")
+    def verdict_display(self, obj):
+        if obj.session is None:
+            return "—"
+        return verdict_badge(obj.session.verifier_verdict, obj.session.get_verifier_verdict_display())
+
+    @admin.display(description=_("groundedness"), ordering="session__groundedness_score")
+    def groundedness_display(self, obj):
+        if obj.session is None or obj.session.groundedness_score is None:
+            return "—"
+        return f"{obj.session.groundedness_score:.2f}"
 
     @admin.display(description=_("session"), ordering="diagnosis_id")
     def session_display(self, obj):
