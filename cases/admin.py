@@ -24,10 +24,16 @@ from core.adminkit.mixins import TenantAdminMixin
 from core.adminkit.navigation import change_url, changelist_next, changelist_url
 from core.adminkit.paging import CappedCountPaginator
 from diagnosis.admin import HEAVY_SESSION_FIELDS
-from diagnosis.models import DiagnosisSession
+from diagnosis.models import DiagnosisSession, VerifierVerdict
 
 # The case form's decide buttons: the POST name -> the status it decides.
 DECISIONS = {"_approve": CaseStatus.APPROVED, "_reject": CaseStatus.REJECTED}
+# Approving a case from a session its own evaluation doubted needs an explicit confirmation.
+WEAK_VERDICTS = {VerifierVerdict.LOW_CONFID, VerifierVerdict.REJECT}
+
+
+def _weak_session(case: Case | None) -> bool:
+    return case is not None and case.session is not None and case.session.verifier_verdict in WEAK_VERDICTS
 
 
 class FirstValuesFilter(admin.AllValuesFieldListFilter):
@@ -101,6 +107,12 @@ class CaseForm(forms.ModelForm):
         widget=forms.Textarea(attrs={"rows": 2}),
         help_text=_("Stored with “Save & approve” or “Save & reject”."),
     )
+    confirm_weak_session = forms.BooleanField(
+        label=_("Approve despite the session's verdict"),
+        required=False,
+        help_text=_("The session's self-evaluation was Low confidence or Reject: tick to approve anyway."),
+    )
+    approving = False  # set by CaseAdmin.get_form when the POST is a "Save & approve"
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -116,6 +128,11 @@ class CaseForm(forms.ModelForm):
         except ValidationError as error:
             for name, messages_ in error.message_dict.items():
                 self.add_error(name if name in self.fields else None, messages_)
+        if self.approving and _weak_session(self.instance) and not data.get("confirm_weak_session"):
+            self.add_error(
+                "confirm_weak_session",
+                gettext("This case's session was judged Low confidence or Reject: confirm to approve it."),
+            )
         return data
 
 
@@ -129,6 +146,8 @@ class CaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
         "error_code",
         "source_type",
         "created_by",
+        "verdict_display",
+        "groundedness_display",
         "session_display",
         "created_at",
     ]
@@ -215,6 +234,11 @@ class CaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
             "review_note",
         ]
 
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change=change, **kwargs)
+        # A subclass per request: the ModelAdmin instance is shared, the form class is not.
+        return type(form.__name__, (form,), {"approving": "_approve" in request.POST})
+
     def get_queryset(self, request):
         return super().get_queryset(request).defer(*(f"session__{name}" for name in HEAVY_SESSION_FIELDS))
 
@@ -231,6 +255,20 @@ class CaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
     @admin.display(description=_("status"), ordering="status")
     def status_display(self, obj):
         return status_badge(obj.status, obj.get_status_display())
+
+    # The session's self-evaluation, so an approver sees how trustworthy the source was; read
+    # from the joined session (list_select_related), no query per row.
+    @admin.display(description=_("verdict"), ordering="session__verifier_verdict")
+    def verdict_display(self, obj):
+        if obj.session is None:
+            return "—"
+        return verdict_badge(obj.session.verifier_verdict, obj.session.get_verifier_verdict_display())
+
+    @admin.display(description=_("groundedness"), ordering="session__groundedness_score")
+    def groundedness_display(self, obj):
+        if obj.session is None or obj.session.groundedness_score is None:
+            return "—"
+        return f"{obj.session.groundedness_score:.2f}"
 
     @admin.display(description=_("session"), ordering="diagnosis_id")
     def session_display(self, obj):
@@ -300,6 +338,7 @@ class CaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
                 "case_session_verdict": verdict_badge(session.verifier_verdict, session.get_verifier_verdict_display())
                 if session
                 else "",
+                "case_session_weak": _weak_session(obj),
                 "case_status_badge": status_badge(obj.status, obj.get_status_display()) if obj else "",
                 "can_decide": obj is not None and self.has_approve_permission(request),
             }

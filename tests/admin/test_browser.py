@@ -179,6 +179,10 @@ class Actions:
         self.count += 1
         self.page.select_option(selector, value)
 
+    def press(self, key: str) -> None:
+        self.count += 1
+        self.page.keyboard.press(key)
+
 
 def test_reviewer_triages_a_bad_case_in_four_actions_without_leaving_the_page(browser, live_server, demo_data):
     page = browser.new_page(viewport={"width": 1440, "height": 900})
