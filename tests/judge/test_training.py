@@ -4,6 +4,11 @@ Fast: the features come from the committed cache, and a sample of pairs proves t
 the feature code computes today; the classifier and its calibration are then refitted from the
 cache and must give the committed model's probabilities. (The thresholds, chosen leaving each
 group out, take 3 more refits: judge_train recomputes them; this test does not.)
+
+Bit for bit only on the CPU kernel the model was fitted with: OpenBLAS picks its kernels by CPU,
+and a refit under another one (OPENBLAS_CORETYPE=Sandybridge or Prescott on the fitting machine)
+moves the classifier's probabilities by up to 2.5e-5 (lbfgs stops at tol 1e-4) and, through the
+steps of the isotonic maps, the calibrated ones by up to 0.043 (0.017 at the 99th percentile).
 """
 
 import random
@@ -36,4 +41,5 @@ def test_refitting_on_the_committed_data_gives_the_committed_model():
     refitted = calibrated_model(rows, committed.kind)
 
     for row in random.Random(7).sample(rows, 300):
-        assert refitted.proba(row.x) == pytest.approx(committed.proba(row.x), abs=1e-6)
+        assert refitted.raw_proba(row.x) == pytest.approx(committed.raw_proba(row.x), abs=1e-4)
+        assert refitted.proba(row.x) == pytest.approx(committed.proba(row.x), abs=0.05)
