@@ -8,7 +8,7 @@ import datetime as dt
 
 from django.contrib import admin, messages
 from django.contrib.admin.views.main import SEARCH_VAR
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Exists, OuterRef, Q
 from django.http import Http404, HttpResponseBadRequest, HttpResponseRedirect, JsonResponse
 from django.shortcuts import get_object_or_404
@@ -23,7 +23,7 @@ from django.views.decorators.http import require_POST
 
 from backoffice import bad_cases  # noqa: F401 (registers the bad-case admin)
 from backoffice.actions import SessionActionsMixin
-from backoffice.forms import ReviewForm
+from backoffice.forms import ClaimCorrectionForm, ReviewForm
 from backoffice.inspector import inspection_get
 from backoffice.listing import InspectorListMixin, ListContext, inspector_url, list_context_get
 from backoffice.models import TriageItem
@@ -53,7 +53,7 @@ from diagnosis.models import (
 )
 from diagnosis.selectors import session_has_claim_and_source, session_text_search, session_text_search_floor
 from diagnosis.services import evaluation
-from diagnosis.services.reviews import session_mark_reviewed
+from diagnosis.services.reviews import claim_correction_record, session_mark_reviewed
 from feedback.models import FeedbackEvent
 
 
@@ -286,6 +286,7 @@ class DiagnosisSessionAdmin(
             path("triage/", wrap(self.triage_moved_view), name="{}_{}_triage".format(*info)),
             post_route("rerun", self.rerun_view, "rerun"),
             post_route("review", self.review_view, "review"),
+            post_route("correct-claim", self.correct_claim_view, "correct_claim"),
             post_route("open-bad-case", self.open_bad_case_view, "open_bad_case"),
             post_route("create-case", self.create_case_view, "create_case"),
             post_route("take", self.take_view, "take"),
@@ -420,6 +421,33 @@ class DiagnosisSessionAdmin(
             self.message_user(request, gettext("That was the last session of the list."), messages.INFO)
             return HttpResponseRedirect(list_context.list_url)
         return HttpResponseRedirect(self._inspector_url(session, list_context))
+
+    def correct_claim_view(self, request, object_id):
+        """A reviewer's verdict on one claim: the judge confirmed or corrected (a ClaimCorrection row)."""
+        session = self._session_for_post(request, object_id, self.has_review_permission(request))
+        form = ClaimCorrectionForm(request.POST)
+        if not form.is_valid():
+            return HttpResponseBadRequest(" ".join(e for errors in form.errors.values() for e in errors))
+        claim_id = form.cleaned_data["claim_id"]
+        try:
+            correction = claim_correction_record(
+                session=session,
+                reviewer=request.user,
+                claim_id=claim_id,
+                verdict=form.cleaned_data["verdict"],
+                note=form.cleaned_data["note"],
+            )
+        except ValidationError:
+            return HttpResponseBadRequest(gettext("This session's latest verifier round has no such claim."))
+        if correction.judge_right:
+            message = gettext("Claim %(claim)s: the judge was right (%(verdict)s).")
+        else:
+            message = gettext("Claim %(claim)s: corrected to %(verdict)s.")
+        verdict = correction.get_verdict_display()
+        self.log_change(request, session, message % {"claim": claim_id, "verdict": verdict})
+        self.message_user(request, message % {"claim": claim_id, "verdict": verdict}, messages.SUCCESS)
+        list_context = self._list_context(request, request.POST, session)
+        return HttpResponseRedirect(f"{self._inspector_url(session, list_context)}#claim-{claim_id}")
 
     def open_bad_case_view(self, request, object_id):
         session = self._session_for_post(request, object_id, self.has_open_bad_case_permission(request))

@@ -3,7 +3,8 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from diagnosis.models import ReviewJudgement
+from diagnosis.models import ClaimVerdict, ReviewJudgement
+from diagnosis.services.reviews import JUDGE_RIGHT
 
 VERIFIER_RIGHT_CHOICES = [("yes", _("Yes")), ("no", _("No")), ("unsure", _("Can't tell"))]
 
@@ -24,6 +25,22 @@ class ReviewForm(forms.Form):
 
     def cleaned_verifier_was_right(self) -> bool | None:
         return verifier_was_right_value(self.cleaned_data["verifier_was_right"])
+
+
+class ClaimCorrectionForm(forms.Form):
+    """A person's verdict on one claim of the inspector: the judge's confirmed, or another."""
+
+    claim_id = forms.CharField(max_length=128, widget=forms.HiddenInput)
+    verdict = forms.ChoiceField(
+        label=_("The claim is"),
+        choices=[
+            (JUDGE_RIGHT, _("Judge right")),
+            (ClaimVerdict.SUPPORTED, _("Supported")),
+            (ClaimVerdict.UNSUPPORTED, _("Unsupported")),
+            (ClaimVerdict.CONTRADICTED, _("Contradicted")),
+        ],
+    )
+    note = forms.CharField(label=_("Note"), required=False, max_length=2000)
 
 
 class BulkReviewForm(forms.Form):

@@ -43,6 +43,7 @@ from diagnosis.evaluation_layers import (
 from diagnosis.messages import machine_text
 from diagnosis.models import (
     ClaimCheck,
+    ClaimCorrection,
     DiagnosisSession,
     EvidenceRef,
     SessionReview,
@@ -130,11 +131,19 @@ class ClaimView:
     candidates_unread: int = 0  # sources mentioning the claim left unread by the page's budget
     summary: str = ""  # what the evidence states of it and what it lacks, in one sentence
     judge_label: str = ""
+    round: int | None = None  # its ClaimCheck row's verifier round; None when read from the layer
+    correction: ClaimCorrection | None = None  # people's newest verdict on it
+    corrections_before: int = 0  # older ones, kept as history
 
     @property
     def shows_candidates(self) -> bool:
         """A candidate box of its own: sources found, or sources left unread to say so."""
         return self.wants_candidates and bool(self.candidates or self.candidates_unread)
+
+    @property
+    def correctable(self) -> bool:
+        """People correct the judge on claim check rows (a layer older than the rows has none)."""
+        return self.round is not None
 
     @property
     def failing(self) -> bool:
@@ -166,6 +175,7 @@ def _claims_from_rows(rows: list[ClaimCheck], refs: dict[str, EvidenceRef]) -> l
     return [
         ClaimView(
             claim_id=row.claim_id,
+            round=row.round,
             text=row.text,
             critical=row.critical,
             verdict=row.verdict,
@@ -239,6 +249,17 @@ def _attach_candidates(claims: list[ClaimView], invocations: list[ToolInvocation
         for candidate in claim.candidates:
             first = first_claim.setdefault(candidate.source.ref_id, claim.claim_id)
             candidate.shown_under = "" if first == claim.claim_id else first
+
+
+def _attach_corrections(claims: list[ClaimView], corrections) -> None:
+    """Each claim's newest correction (the queryset is newest first) and how many came before it."""
+    by_claim: dict[str, list[ClaimCorrection]] = {}
+    for correction in corrections:
+        by_claim.setdefault(correction.claim_id, []).append(correction)
+    for claim in claims:
+        mine = by_claim.get(claim.claim_id, [])
+        if mine:
+            claim.correction, claim.corrections_before = mine[0], len(mine) - 1
 
 
 def answer_sentences(blocks: list[str]) -> list[str]:
@@ -354,6 +375,7 @@ def inspection_get(*, session: DiagnosisSession, feedback_events, cases, bad_cas
     claims = _claims_from_rows(rows, refs) if rows else _claims_from_layer(evaluation.verifier, refs)
     _attach_words(claims)
     _attach_candidates(claims, invocations)
+    _attach_corrections(claims, ClaimCorrection.objects.filter(session=session).select_related("reviewer"))
     answer = markdown_document(session.answer)
     _attach_sentences(claims, answer_sentences(answer.blocks))
     failing = sorted(

@@ -467,3 +467,53 @@ class SessionReview(models.Model):
 
     def __str__(self) -> str:
         return f"{self.session_id}: {self.get_judgement_display()}"
+
+
+class ClaimCorrection(models.Model):
+    """A person's verdict on one claim the judge decided: the judge confirmed (`verdict` equal to
+    `judge_verdict`) or corrected. History is kept; the newest row of a claim is what it reads now.
+
+    The claim's text, the judge's verdict, who decided and the band are copied from the claim check
+    at the time: a re-evaluation replaces the checks, and the label must still say what it judged.
+    """
+
+    session = models.ForeignKey(
+        DiagnosisSession, on_delete=models.CASCADE, related_name="claim_corrections", verbose_name=_("session")
+    )
+    round = models.PositiveIntegerField(verbose_name=_("round"))
+    claim_id = models.CharField(max_length=128, verbose_name=_("claim id"))
+    claim_text = models.TextField(verbose_name=_("claim"))
+    judge_verdict = models.CharField(max_length=16, choices=ClaimVerdict.choices, verbose_name=_("judge's verdict"))
+    decided_by = models.CharField(max_length=16, choices=ClaimDecider.choices, blank=True, verbose_name=_("decided by"))
+    band = models.CharField(max_length=16, choices=ClaimBand.choices, blank=True, verbose_name=_("band"))
+    verdict = models.CharField(max_length=16, choices=ClaimVerdict.choices, verbose_name=_("people's verdict"))
+    note = models.TextField(blank=True, verbose_name=_("note"))
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("reviewer")
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+
+    objects = TenantQuerySet.through("session__project_id").as_manager()
+
+    class Meta:
+        verbose_name = _("claim correction")
+        verbose_name_plural = _("claim corrections")
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(verdict__in=ClaimVerdict.values), name="claim_correction_verdict_valid"),
+            models.CheckConstraint(
+                condition=Q(judge_verdict__in=ClaimVerdict.values), name="claim_correction_judge_verdict_valid"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["session", "claim_id", "-created_at"], name="claim_correction_claim"),
+            # The calibration page reads the corrections of a date range.
+            models.Index(fields=["created_at"], name="claim_correction_created"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.claim_id}: {self.get_judge_verdict_display()} -> {self.get_verdict_display()}"
+
+    @property
+    def judge_right(self) -> bool:
+        return self.verdict == self.judge_verdict

@@ -1,11 +1,11 @@
-"""A reviewer's own judgement of a session's answer (and of the verifier's verdict)."""
+"""A reviewer's own judgement of a session's answer, of the verifier's verdict and of its claims' verdicts."""
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from diagnosis.models import DiagnosisSession, ReviewJudgement, SessionReview
+from diagnosis.models import ClaimCheck, ClaimCorrection, ClaimVerdict, DiagnosisSession, ReviewJudgement, SessionReview
 from diagnosis.signals import figures_changed
 
 
@@ -56,3 +56,46 @@ def session_mark_reviewed(
     session.reviewed_at = now
     session.review_judgement = judgement
     return review
+
+
+# What a person may say a claim is: "no evidence" is the agent's own report, never a label.
+CORRECTABLE_VERDICTS = (ClaimVerdict.SUPPORTED, ClaimVerdict.UNSUPPORTED, ClaimVerdict.CONTRADICTED)
+JUDGE_RIGHT = "right"  # the judge's verdict, confirmed
+
+
+def claim_correction_record(
+    *, session: DiagnosisSession, reviewer: AbstractBaseUser, claim_id: str, verdict: str, note: str = ""
+) -> ClaimCorrection:
+    """Record a person's verdict on a claim of the session's latest verifier round.
+
+    `verdict` is one of `CORRECTABLE_VERDICTS`, or `JUDGE_RIGHT` to confirm the judge's (a
+    no-evidence claim confirmed keeps its verdict). Raises PermissionDenied without
+    `diagnosis.review_session`, ValidationError for an unknown verdict or a claim the latest
+    round does not hold.
+    """
+    if not reviewer.has_perm("diagnosis.review_session"):
+        raise PermissionDenied("You may not correct the judge's verdicts.")
+    if verdict != JUDGE_RIGHT and verdict not in CORRECTABLE_VERDICTS:
+        choices = ", ".join([JUDGE_RIGHT, *CORRECTABLE_VERDICTS])
+        raise ValidationError({"verdict": f"unknown verdict {verdict!r}; one of {choices}"})
+    check = (
+        ClaimCheck.objects.filter(session_id=session.pk, claim_id=claim_id)
+        .only("round", "claim_id", "text", "verdict", "decided_by", "band")
+        .order_by("-round")
+        .first()
+    )
+    latest_round = ClaimCheck.objects.filter(session_id=session.pk).order_by("-round").values_list("round", flat=True)
+    if check is None or check.round != latest_round.first():
+        raise ValidationError({"claim_id": f"the session's latest verifier round has no claim {claim_id!r}"})
+    return ClaimCorrection.objects.create(
+        session_id=session.pk,
+        round=check.round,
+        claim_id=check.claim_id,
+        claim_text=check.text,
+        judge_verdict=check.verdict,
+        decided_by=check.decided_by,
+        band=check.band,
+        verdict=check.verdict if verdict == JUDGE_RIGHT else verdict,
+        note=note.strip(),
+        reviewer=reviewer,
+    )

@@ -1,5 +1,6 @@
 /* Keys of the session inspector (legend in its decision bar): 1/2/3 judgement, y/n/c verifier
-   right, e notes, Enter save & next, s skip, p previous, b back to the list, ? the keys. */
+   right, e notes, Enter save & next, s skip, p previous, b back to the list, ? the keys; on the
+   claims, j/k next/previous claim, then r judge right, a supported, u unsupported, x contradicted. */
 (function () {
   "use strict";
   var form = document.getElementById("review");
@@ -27,6 +28,25 @@
     if (form.requestSubmit) form.requestSubmit(button); else button.click();
     return true;
   }
+  var claims = Array.prototype.slice.call(document.querySelectorAll("article.se-claim"));
+  function claimOf(element) {
+    return element && element.closest ? element.closest("article.se-claim") : null;
+  }
+  function moveClaim(step) {
+    if (!claims.length) return false;
+    var current = claims.indexOf(claimOf(document.activeElement));
+    var next = current < 0 ? (step > 0 ? 0 : claims.length - 1) : Math.max(0, Math.min(claims.length - 1, current + step));
+    claims[next].focus();
+    claims[next].scrollIntoView({block: "center"});
+    return true;
+  }
+  function correct(key) {
+    var claim = claimOf(document.activeElement);
+    var button = claim && claim.querySelector('.se-correction-form button[data-key="' + key + '"]');
+    if (!button) return false;
+    if (button.form.requestSubmit) button.form.requestSubmit(button); else button.click();
+    return true;
+  }
   function typingIn(target) {
     if (!target || !target.tagName) return false;
     if (target.isContentEditable || /^(TEXTAREA|SELECT)$/.test(target.tagName)) return true;
@@ -37,13 +57,18 @@
     if (event.altKey || event.metaKey || event.isComposing) return;
     var target = event.target;
     if (typingIn(target)) {
-      if (event.key === "Escape") { target.blur(); event.preventDefault(); }
+      var inClaim = claimOf(target);
+      if (event.key === "Escape") { if (inClaim) inClaim.focus(); else target.blur(); event.preventDefault(); }
+      // A claim's note is sent with the verdict key chosen after Esc, never as "judge right" by Enter.
+      else if (event.key === "Enter" && inClaim) event.preventDefault();
       else if (event.key === "Enter" && event.ctrlKey && form && form.contains(target)) { save(); event.preventDefault(); }
       return;
     }
     if (event.ctrlKey) return;
     var key = event.key, handled;
-    if (key === "1" || key === "2" || key === "3") handled = choose("judgement", Number(key) - 1);
+    if (key === "j" || key === "k") handled = moveClaim(key === "j" ? 1 : -1);
+    else if (key === "r" || key === "a" || key === "u" || key === "x") handled = correct(key);
+    else if (key === "1" || key === "2" || key === "3") handled = choose("judgement", Number(key) - 1);
     else if (VERIFIER[key]) handled = choose("verifier_was_right", -1, VERIFIER[key]);
     else if (key === "e") { var notes = form && form.querySelector("textarea"); if (notes) notes.focus(); handled = !!notes; }
     else if (key === "Enter") handled = (!target.tagName || !/^(A|BUTTON|SUMMARY)$/.test(target.tagName)) && save();
