@@ -22,6 +22,8 @@ from django.db import DatabaseError, transaction
 from cases.services.decision_records import bad_case_records, bad_case_store, case_records, case_store
 from core.tenancy.models import Project
 from diagnosis.services.decision_records import (
+    claim_correction_records,
+    claim_correction_store,
     review_records,
     review_store,
     session_state_records,
@@ -54,6 +56,7 @@ KINDS: dict[str, DecisionKind] = {
     "case": DecisionKind(records=case_records, store=case_store),
     "bad_case": DecisionKind(records=bad_case_records, store=bad_case_store),
     "review": DecisionKind(records=review_records, store=review_store),
+    "claim_correction": DecisionKind(records=claim_correction_records, store=claim_correction_store),
 }
 
 

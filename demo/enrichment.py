@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from demo.generator import DemoSession
 from demo.users import demo_users_ensure
-from diagnosis.models import DiagnosisSession
+from diagnosis.models import ClaimCheck, DiagnosisSession
 
 logger = logging.getLogger(__name__)
 
@@ -41,6 +41,7 @@ class EnrichResult:
     cases: Counter = field(default_factory=Counter)
     bad_cases_triaged: int = 0
     reviews: int = 0
+    claim_corrections: int = 0
     verifications: int = 0
     skipped: list[str] = field(default_factory=list)
 
@@ -136,7 +137,7 @@ def _triage_bad_cases(demos, session_pks, reviewer, bad_case_update, result: Enr
 
 def _review_some(demos, session_pks, reviewer, result: EnrichResult) -> None:
     try:
-        from diagnosis.services.reviews import session_mark_reviewed
+        from diagnosis.services.reviews import JUDGE_RIGHT, claim_correction_record, session_mark_reviewed
     except ImportError as exc:
         result.skipped.append(f"reviews ({exc})")
         return
@@ -158,6 +159,20 @@ def _review_some(demos, session_pks, reviewer, result: EnrichResult) -> None:
             notes="Demo review." if judgement == "correct" else "Claims go beyond the cited evidence.",
         )
         result.reviews += 1
+        # Claim by claim: on an answer the reviewer found correct, a claim the judge doubted was a judge
+        # error; on a wrong one, a critical claim the judge let through was not backed after all.
+        latest = ClaimCheck.objects.filter(session_id=pk).order_by("-round").values_list("round", flat=True)[:1]
+        for check in ClaimCheck.objects.filter(session_id=pk, round__in=latest).order_by("claim_id"):
+            if judgement == "correct" and check.verdict in ("UNSUPPORTED", "CONTRADICTED"):
+                verdict, note = "SUPPORTED", "Stated in the cited tool output, in other words."
+            elif judgement == "wrong" and check.critical and check.verdict == "SUPPORTED":
+                verdict, note = "UNSUPPORTED", "The excerpt names the symptom, not this cause."
+            else:
+                verdict, note = JUDGE_RIGHT, ""
+            claim_correction_record(
+                session=session, reviewer=reviewer, claim_id=check.claim_id, verdict=verdict, note=note
+            )
+            result.claim_corrections += 1
 
 
 # Sessions whose answer is compared with an older, shorter version of it (the evolution log).

@@ -1,4 +1,4 @@
-"""The diagnosis app's decision records: what people set on a session, and their reviews.
+"""The diagnosis app's decision records: what people set on a session, their reviews and claim corrections.
 
 Each kind is a writer (`*_records`: stored rows -> plain dicts, oldest first) and a reader
 (`*_store`: one `Record` -> rows, returning whether anything changed), composed by
@@ -12,7 +12,17 @@ from typing import Any
 from django.db.models import Q
 
 from core.tenancy.models import Project
-from diagnosis.models import DiagnosisSession, Feedback, ReviewJudgement, SessionReview, VerifierVerdict
+from diagnosis.models import (
+    ClaimBand,
+    ClaimCorrection,
+    ClaimDecider,
+    ClaimVerdict,
+    DiagnosisSession,
+    Feedback,
+    ReviewJudgement,
+    SessionReview,
+    VerifierVerdict,
+)
 from diagnosis.services.export import instant_text
 from diagnosis.services.records import Record, References, username_of
 from diagnosis.signals import figures_changed
@@ -95,4 +105,55 @@ def review_store(*, record: Record, references: References) -> bool:
     figures_changed.send(
         sender=SessionReview, moments=[(session.project_id, session.created_at), (session.project_id, created_at)]
     )
+    return True
+
+
+def claim_correction_records(*, project: Project | None = None) -> Iterator[dict[str, Any]]:
+    corrections = ClaimCorrection.objects.select_related("session__project", "reviewer")
+    if project is not None:
+        corrections = corrections.filter(session__project=project)
+    for correction in corrections.order_by("created_at", "pk").iterator():
+        yield {
+            "project": correction.session.project.slug,
+            "sessionId": correction.session.session_id,
+            "round": correction.round,
+            "claimId": correction.claim_id,
+            "claimText": correction.claim_text,
+            "judgeVerdict": correction.judge_verdict,
+            "decidedBy": correction.decided_by or None,
+            "band": correction.band or None,
+            "verdict": correction.verdict,
+            "note": correction.note,
+            "reviewer": username_of(correction.reviewer),
+            "createdAt": instant_text(correction.created_at),
+        }
+
+
+def claim_correction_store(*, record: Record, references: References) -> bool:
+    """A correction is one reviewer's on one claim at one instant: found by those, else added."""
+    session = references.session(record)
+    reviewer = references.user(record, "reviewer", null=False)
+    claim_id = record.text("claimId", max_length=128)
+    created_at = record.instant("createdAt")
+    values = {
+        "round": record.count("round"),
+        "claim_text": record.text("claimText"),
+        "judge_verdict": record.choice("judgeVerdict", ClaimVerdict),
+        "decided_by": record.choice("decidedBy", ClaimDecider, blank=True),
+        "band": record.choice("band", ClaimBand, blank=True),
+        "verdict": record.choice("verdict", ClaimVerdict),
+        "note": record.text("note"),
+    }
+    rows = ClaimCorrection.objects.filter(
+        session_id=session.pk, reviewer=reviewer, claim_id=claim_id, created_at=created_at
+    )
+    current = rows.values(*values).first()
+    if current == values:
+        return False
+    if current is None:
+        correction = ClaimCorrection.objects.create(
+            session_id=session.pk, reviewer=reviewer, claim_id=claim_id, **values
+        )
+        rows = ClaimCorrection.objects.filter(pk=correction.pk)
+    rows.update(created_at=created_at, **values)  # created_at is auto_now_add: set it after the insert
     return True

@@ -8,13 +8,15 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management import CommandError, call_command
+from django.db.models import F
 
 from cases.models import BadCase, Case, CaseRevision
 from cases.services import bad_case_update, case_approve
 from core.tenancy.access import Access
 from core.tenancy.models import ProjectAPIKey
-from diagnosis.models import DiagnosisSession, SessionReview
+from diagnosis.models import ClaimCheck, ClaimCorrection, DiagnosisSession, SessionReview
 from diagnosis.services.evaluation import session_evaluate
+from diagnosis.services.reviews import claim_correction_record
 from feedback.models import EndUserVote, FeedbackEvent
 from feedback.services import FeedbackSubmitter, feedback_submit
 from tests import clock
@@ -53,6 +55,8 @@ def human_counts() -> dict[str, int]:
         "bad cases": BadCase.objects.count(),
         "triaged bad cases": BadCase.objects.exclude(status="open").count(),
         "reviews": SessionReview.objects.count(),
+        "claim corrections": ClaimCorrection.objects.count(),
+        "claims people corrected": ClaimCorrection.objects.exclude(verdict=F("judge_verdict")).count(),
         "sessions with feedback": DiagnosisSession.objects.exclude(feedback="").count(),
         "reviewed sessions": DiagnosisSession.objects.filter(reviewed_at__isnull=False).count(),
     }
@@ -126,6 +130,14 @@ def decided(project, api_key, superuser):
         bad_case=bad_case, user=reviewer, status="fixed", category="judge_error", assignee=reviewer, notes="判错了"
     )
     review_of(rejected, reviewer, judgement="correct", verifier_was_right=False, notes="The answer was right.")
+    (contradicted,) = ClaimCheck.objects.filter(session=rejected, verdict="CONTRADICTED")
+    claim_correction_record(
+        session=rejected,
+        reviewer=reviewer,
+        claim_id=contradicted.claim_id,
+        verdict="SUPPORTED",
+        note="12.5% → 25% 是两次采样",
+    )
     by_admin = FeedbackSubmitter(access=Access.to_everything(), client="admin", user=superuser)
     feedback_submit(submitter=by_admin, session_id="s-reject", value="useful")
     return project
@@ -150,7 +162,15 @@ def sessions_only_again(tmp_path) -> None:
 def test_each_decision_is_a_record_of_its_kind(decided):
     kinds = decisions_by_kind(export_decisions())
 
-    assert list(kinds) == ["session_state", "feedback", "end_user_vote", "case", "bad_case", "review"]
+    assert list(kinds) == [
+        "session_state",
+        "feedback",
+        "end_user_vote",
+        "case",
+        "bad_case",
+        "review",
+        "claim_correction",
+    ]
     case, from_the_admins_vote = kinds["case"]
     assert (from_the_admins_vote["sessionId"], from_the_admins_vote["status"]) == ("s-reject", "pending")
     assert case["status"] == "approved" and case["reviewedBy"] == "dora" and case["title"] == "支付网关超时"
@@ -171,6 +191,13 @@ def test_each_decision_is_a_record_of_its_kind(decided):
     ]
     (review,) = kinds["review"]
     assert (review["reviewer"], review["judgement"], review["verifierWasRight"]) == ("bob", "correct", False)
+    (correction,) = kinds["claim_correction"]
+    assert (correction["sessionId"], correction["judgeVerdict"], correction["verdict"]) == (
+        "s-reject",
+        "CONTRADICTED",
+        "SUPPORTED",
+    )
+    assert (correction["reviewer"], correction["note"], correction["round"]) == ("bob", "12.5% → 25% 是两次采样", 1)
     assert {state["sessionId"]: state["feedback"] for state in kinds["session_state"]} == {
         "s-useful": "useful",
         "s-reject": "useful",
@@ -186,7 +213,7 @@ def test_round_trip_into_a_database_without_them_gives_the_same_bytes(decided, t
 
     summary = import_decisions(exported)
 
-    assert summary.startswith("11 record(s) stored, 0 unchanged"), summary
+    assert summary.startswith("12 record(s) stored, 0 unchanged"), summary
     assert summary.endswith("users created inactive: alice, bob, dora")
     assert human_counts() == before
     assert export_decisions() == exported.read_text(encoding="utf-8")
@@ -201,7 +228,7 @@ def test_reimporting_changes_nothing(decided, tmp_path):
 
     summary = import_decisions(exported)
 
-    assert summary.startswith("0 record(s) stored, 11 unchanged"), summary
+    assert summary.startswith("0 record(s) stored, 12 unchanged"), summary
     assert Case.objects.get(status="approved").updated_at == case.updated_at
     assert list(CaseRevision.objects.values_list("pk", flat=True)) == revisions
     assert export_decisions() == exported.read_text(encoding="utf-8")

@@ -1,4 +1,4 @@
-"""`manage.py export_decisions`: people's decisions (feedback, cases, bad cases, reviews) as JSON Lines."""
+"""`manage.py export_decisions`: people's decisions (feedback, cases, bad cases, reviews, claim corrections) as JSON Lines."""
 
 from django.core.management.base import BaseCommand, CommandParser
 
@@ -10,7 +10,7 @@ class Command(BaseCommand):
     help = (
         'Write what people decided as JSON Lines, one record a line ({"kind": "case", ...}): the sessions\' '
         "feedback and review state, feedback events, end users' votes, cases with their review and revisions, "
-        "bad cases with their triage, reviews. The sessions travel with export_sessions. Export, import into "
+        "bad cases with their triage, reviews, claim corrections. The sessions travel with export_sessions. Export, import into "
         "a database holding the same sessions and export again gives the same bytes."
     )
 

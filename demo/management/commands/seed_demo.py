@@ -115,6 +115,7 @@ class Command(BaseCommand):
         self.stdout.write(
             f"Feedback: {dict(result.feedback) or 'none'}; cases: {dict(result.cases) or 'none'}; "
             f"bad cases triaged: {result.bad_cases_triaged}; reviews: {result.reviews}; "
+            f"claim corrections: {result.claim_corrections}; "
             f"evolution verifications: {result.verifications}"
         )
 

@@ -1,6 +1,7 @@
 """Fit the judge's model on the committed training data and write it beside the package (`judge.train`)."""
 
 import json
+from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
@@ -30,14 +31,23 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--kind", choices=("logistic", "trees"), default=KIND, help="the classifier")
         parser.add_argument("--fresh", action="store_true", help="recompute every feature, ignoring the cache")
+        parser.add_argument(
+            "--manifest",
+            type=Path,
+            default=MANIFEST,
+            help="the training files (group, kind, path, licence), e.g. the committed ones plus a team's own "
+            "export_judge_pairs file; paths relative to the repository",
+        )
 
     def handle(self, *args, **options) -> None:
-        fresh = idf_write(document_frequencies()) or options["fresh"]  # new rarities: every feature again
+        fresh = (
+            idf_write(document_frequencies(options["manifest"])) or options["fresh"]
+        )  # new rarities: every feature again
         cache = {} if fresh else cache_read()
         known = len(cache)
         try:
-            rows = training_rows(cache=cache)
-            model = model_train(rows=rows, kind=options["kind"], sources=manifest_read(MANIFEST))
+            rows = training_rows(manifest=options["manifest"], cache=cache)
+            model = model_train(rows=rows, kind=options["kind"], sources=manifest_read(options["manifest"]))
         except TrainingUnavailable as exc:
             raise CommandError(str(exc)) from exc
         if len(cache) != known or fresh:
