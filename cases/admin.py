@@ -5,11 +5,14 @@ decision in one transaction) and moves on to the next pending case; the list's a
 actions are for bulk decisions on the stored fields.
 """
 
+import uuid
+
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import FieldDoesNotExist, PermissionDenied, ValidationError
-from django.db.models import Q
+from django.db.models import Count, OuterRef, Q, Subquery
 from django.http import HttpResponseRedirect
+from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.text import capfirst
 from django.utils.translation import gettext, ngettext
@@ -34,6 +37,35 @@ WEAK_VERDICTS = {VerifierVerdict.LOW_CONFID, VerifierVerdict.REJECT}
 
 def _weak_session(case: Case | None) -> bool:
     return case is not None and case.session is not None and case.session.verifier_verdict in WEAK_VERDICTS
+
+
+class DuplicatesFilter(admin.SimpleListFilter):
+    """Cases that have duplicates (`duplicate_key`), or the group of one case (its id: the list's
+    "×N" links); grouped together by `CaseAdmin.get_ordering`."""
+
+    title = _("duplicates")
+    parameter_name = "duplicates"
+
+    def lookups(self, request, model_admin):
+        return [("yes", _("With duplicates"))]
+
+    def queryset(self, request, queryset):
+        if self.value() == "yes":
+            return queryset.filter(copies__gt=1)
+        if self.value():
+            group = Case.objects.filter(pk=_uuid_or_none(self.value()))
+            return queryset.filter(
+                project_id=Subquery(group.values("project_id")[:1]),
+                duplicate_key=Subquery(group.values("duplicate_key")[:1]),
+            )
+        return queryset
+
+
+def _uuid_or_none(value: str) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        return None
 
 
 class FirstValuesFilter(admin.AllValuesFieldListFilter):
@@ -148,11 +180,13 @@ class CaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
         "created_by",
         "verdict_display",
         "groundedness_display",
+        "duplicates_display",
         "session_display",
         "created_at",
     ]
     list_filter = [
         "status",
+        DuplicatesFilter,
         "fault_category",
         "source_type",
         ("service", FirstValuesFilter),
@@ -169,7 +203,7 @@ class CaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
     inlines = [CaseRevisionInline]
     change_form_template = "admin/cases/case/change_form.html"
     form = CaseForm
-    actions = ["approve_cases", "reject_cases", "export_csv"]
+    actions = ["approve_cases", "reject_cases", "merge_duplicates", "export_csv"]
     csv_columns = {
         "case_id": "id",
         "project": "project__slug",
@@ -240,7 +274,26 @@ class CaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
         return type(form.__name__, (form,), {"approving": "_approve" in request.POST})
 
     def get_queryset(self, request):
-        return super().get_queryset(request).defer(*(f"session__{name}" for name in HEAVY_SESSION_FIELDS))
+        # How many cases of the project share this one's duplicate key (itself included): one
+        # subquery on the (project, duplicate_key) index, no query per row.
+        copies = (
+            Case.objects.filter(project_id=OuterRef("project_id"), duplicate_key=OuterRef("duplicate_key"))
+            .order_by()
+            .values("duplicate_key")
+            .annotate(n=Count("pk"))
+            .values("n")
+        )
+        return (
+            super()
+            .get_queryset(request)
+            .defer(*(f"session__{name}" for name in HEAVY_SESSION_FIELDS))
+            .annotate(copies=Subquery(copies[:1]))
+        )
+
+    def get_ordering(self, request):
+        if request.GET.get(DuplicatesFilter.parameter_name):
+            return ["duplicate_key", "-created_at"]  # each group together
+        return super().get_ordering(request)
 
     def has_add_permission(self, request):
         # Cases are created from sessions (feedback or the inspector's "create case").
@@ -269,6 +322,18 @@ class CaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
         if obj.session is None or obj.session.groundedness_score is None:
             return "—"
         return f"{obj.session.groundedness_score:.2f}"
+
+    @admin.display(description=_("duplicates"), ordering="duplicate_key")
+    def duplicates_display(self, obj):
+        if (obj.copies or 0) < 2:
+            return "—"
+        url = f"{reverse('admin:cases_case_changelist')}?{DuplicatesFilter.parameter_name}={obj.pk}"
+        return format_html(
+            '<a href="{}" title="{}">×{}</a>',
+            url,
+            gettext("The cases with the same question, service and error code"),
+            obj.copies,
+        )
 
     @admin.display(description=_("session"), ordering="diagnosis_id")
     def session_display(self, obj):
@@ -371,6 +436,26 @@ class CaseAdmin(TenantAdminMixin, CSVExportMixin, admin.ModelAdmin):
                 "%(n)d case approved with its stored fields.", "%(n)d cases approved with their stored fields.", count
             )
             % {"n": count},
+            messages.SUCCESS,
+        )
+
+    @admin.action(permissions=["approve"], description=_("Merge duplicates (keep one, reject the others)"))
+    def merge_duplicates(self, request, queryset):
+        try:
+            kept, rejected = case_services.cases_merge(cases=list(queryset), user=request.user)
+        except ValidationError as error:
+            self.message_user(request, "; ".join(error.messages), messages.ERROR)
+            return
+        for case in rejected:
+            self.log_change(request, case, gettext("Rejected as a duplicate of %(id)s") % {"id": kept.pk})
+        self.message_user(
+            request,
+            ngettext(
+                "Kept “%(title)s”; %(n)d duplicate rejected.",
+                "Kept “%(title)s”; %(n)d duplicates rejected.",
+                len(rejected),
+            )
+            % {"title": kept.title, "n": len(rejected)},
             messages.SUCCESS,
         )
 

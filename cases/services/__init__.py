@@ -13,6 +13,7 @@ from cases.services.library import (
     case_fields_clean,
     case_reject,
     case_update,
+    cases_merge,
 )
 
 __all__ = [
@@ -26,4 +27,5 @@ __all__ = [
     "case_fields_clean",
     "case_reject",
     "case_update",
+    "cases_merge",
 ]

@@ -9,6 +9,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from cases.models import Case, CaseRevision, CaseRevisionAction, CaseSourceType, CaseStatus, FaultCategory
 from cases.services.extraction import case_fields_extract
@@ -187,3 +188,33 @@ def case_fields_clean(fields: dict[str, Any]) -> dict[str, Any]:
     if errors:
         raise ValidationError(errors)
     return values
+
+
+def cases_merge(*, cases: list[Case], user: AbstractBaseUser) -> tuple[Case, list[Case]]:
+    """Keep one of duplicate cases and reject the others as its duplicates; (kept, rejected).
+
+    The cases must be two or more of one project with the same `duplicate_key`. The kept one is
+    the approved one reviewed last, else the oldest; the others not already rejected are rejected
+    (as `case_reject`, a revision each) with a note naming the kept case. Needs `cases.approve_case`.
+    """
+    if not user.has_perm("cases.approve_case"):
+        raise PermissionDenied("Merging cases needs the cases.approve_case permission.")
+    if len(cases) < 2:
+        raise ValidationError(gettext("Select two or more duplicate cases to merge."))
+    if len({(case.project_id, case.duplicate_key) for case in cases}) > 1:
+        raise ValidationError(
+            gettext("Only duplicates merge: the selected cases differ in question, service or error code.")
+        )
+    approved = [case for case in cases if case.status == CaseStatus.APPROVED]
+    if approved:
+        kept = max(approved, key=lambda case: (case.reviewed_at or case.created_at, str(case.pk)))
+    else:
+        kept = min(cases, key=lambda case: (case.created_at, str(case.pk)))
+    note = gettext("Duplicate of case “%(title)s” (%(id)s).") % {"title": kept.title, "id": kept.pk}
+    with transaction.atomic():
+        rejected = [
+            case_reject(case=case, user=user, note=note)
+            for case in sorted(cases, key=lambda case: (case.created_at, str(case.pk)))
+            if case.pk != kept.pk and case.status != CaseStatus.REJECTED
+        ]
+    return kept, rejected

@@ -21,11 +21,11 @@ EXPECTED = {
     "session_list": 7,  # + projects for the filter, capped count, the page
     "session_list_verdict": 7,
     "session_search": 8,  # + the exact session id / alert service lookup
-    "inspector": 13,  # + the session and each kind of child, once
+    "inspector": 14,  # + the session and each kind of child (claim corrections too), once
     "triage": 7,
     "triage_mine": 7,
     # + the queue's project filter, this row and the next, the previous one, two capped counts
-    "inspector_in_queue": 18,
+    "inspector_in_queue": 19,
     "case_list": 9,  # + projects, first service / error code values, capped count, the page
     "badcase_list": 8,
     "feedback_list": 6,
