@@ -16,9 +16,10 @@ from django.utils.translation import gettext
 from backoffice.charts import Chart, Column, Series
 from core.tenancy.access import Access
 from diagnosis.messages import machine_label
-from diagnosis.models import Feedback, ReviewJudgement, VerifierVerdict
+from diagnosis.models import ClaimBand, ClaimDecider, ClaimVerdict, Feedback, ReviewJudgement, VerifierVerdict
 from otlp.selectors import refusals_count
 from reporting import selectors as dashboard_selectors
+from reporting.claim_calibration import JUDGE_VERDICTS, PEOPLE_VERDICTS, ClaimCounts, claim_calibration_get
 from reporting.selectors import DateRange, DayFigures
 
 SESSIONS_CHANGELIST = "admin:diagnosis_diagnosissession_changelist"
@@ -202,7 +203,8 @@ def dashboard_context(
 
 
 def calibration_context(*, date_range: DateRange, access: Access, url: SessionListUrl) -> dict[str, Any]:
-    """Verifier verdict x user feedback x reviewer judgement, with the sessions behind each cell."""
+    """Verifier verdict x user feedback x reviewer judgement, with the sessions behind each cell, and
+    the judge against people on the corrected claims (`claims_context`)."""
     calibration = dashboard_selectors.calibration_get(date_range=date_range, access=access)
     verdict_labels = dict(VerifierVerdict.choices) | {"": gettext("No verdict")}
     feedback_labels = dict(Feedback.choices) | {"": gettext("No feedback")}
@@ -276,6 +278,68 @@ def calibration_context(*, date_range: DateRange, access: Access, url: SessionLi
         "judgement_columns": [judgement_labels[j] for j in dashboard_selectors.JUDGEMENTS],
         "user_vs_reviewer": user_vs_reviewer,
         "verifier_right": calibration.verifier_right,
-        "verifier_wrong": calibration.verifier_wrong,
+        "verifier_reviews": reviewed_verdicts,
         "verifier_right_rate": percent(calibration.verifier_right, reviewed_verdicts),
+        "claims": claims_context(date_range=date_range, access=access),
+    }
+
+
+def claim_matrix(counts: ClaimCounts, verdict_labels: dict[str, str]) -> dict[str, Any]:
+    """The judge's verdict (rows) x people's verdict (columns), with the agreement of each row."""
+    rows = [
+        {
+            "label": verdict_labels[judge],
+            "cells": [
+                {"count": counts.cell(judge, people), "agrees": judge == people, "disagrees": judge != people}
+                for people in PEOPLE_VERDICTS
+            ],
+            "agreement": percent(counts.agreed_on(judge), counts.judged(judge)),
+            "decided": counts.judged(judge),
+        }
+        for judge in JUDGE_VERDICTS
+    ]
+    return {
+        "columns": [verdict_labels[people] for people in PEOPLE_VERDICTS],
+        "rows": rows,
+        "agreed": counts.agreed,
+        "decided": counts.total,
+        "agreement": percent(counts.agreed, counts.total),
+    }
+
+
+def claims_context(*, date_range: DateRange, access: Access) -> dict[str, Any]:
+    """The judge against people on the corrected claims of the range: the table, its breakdowns
+    per language, per judge and per band, and the agreement per week."""
+    claims = claim_calibration_get(date_range=date_range, access=access)
+    verdict_labels = {key: str(label) for key, label in ClaimVerdict.choices}
+    language_labels = {"zh": gettext("Chinese"), "en": gettext("English")}
+    decider_labels = {key: str(label) for key, label in ClaimDecider.choices} | {"": gettext("Judge not recorded")}
+    band_labels = {key: str(label) for key, label in ClaimBand.choices} | {"": gettext("Band not recorded")}
+
+    def breakdown(title: str, groups: dict[str, ClaimCounts], labels: dict[str, str]) -> dict[str, Any]:
+        order = [key for key in labels if key in groups] + sorted(key for key in groups if key not in labels)
+        return {
+            "title": title,
+            "groups": [
+                {"key": key, "label": labels.get(key, key), "matrix": claim_matrix(groups[key], verdict_labels)}
+                for key in order
+            ],
+        }
+
+    return {
+        "matrix": claim_matrix(claims.overall, verdict_labels),
+        "breakdowns": [
+            breakdown(gettext("Per language of the session"), claims.by_language, language_labels),
+            breakdown(gettext("Per judge (who decided the claim)"), claims.by_decider, decider_labels),
+            breakdown(gettext("Per band of the judge's score"), claims.by_band, band_labels),
+        ],
+        "weeks": [
+            {
+                "label": gettext("week of %(day)s") % {"day": week.start.isoformat()},
+                "total": week.total,
+                "agreed": week.agreed,
+                "agreement": percent(week.agreed, week.total),
+            }
+            for week in claims.weeks
+        ],
     }
