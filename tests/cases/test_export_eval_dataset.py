@@ -33,6 +33,16 @@ RAGAS_FIELDS = {
 # The keys DeepEval's EvaluationDataset.add_goldens_from_json_file reads by default
 # (https://deepeval.com/docs/evaluation-datasets; deepeval/dataset/dataset.py). A `scenario` key
 # would make the file a conversational dataset.
+# What promptfoo's configuration schema (https://promptfoo.dev/config-schema.json) allows in a test case
+# and in an assertion: both objects refuse other keys (additionalProperties false).
+PROMPTFOO_TEST_KEYS = {
+    "description", "vars", "provider", "providers", "prompts", "providerOutput", "assert", "assertScoringFunction",
+    "options", "threshold", "metadata",
+}  # fmt: skip
+PROMPTFOO_ASSERT_KEYS = {
+    "type", "value", "config", "threshold", "weight", "provider", "rubricPrompt", "metric", "transform",
+    "contextTransform",
+}  # fmt: skip
 DEEPEVAL_KEYS = {
     "input",
     "actual_output",
@@ -162,6 +172,10 @@ def test_promptfoo_tests_carry_query_context_and_assertions_from_the_reference(d
     tests = json.loads(export("--format", "promptfoo", "--project", "acme-chat"))
 
     assert [t["description"] for t in tests] == ["acme-chat/s-1", "acme-chat/s-2", "acme-chat/s-3"]
+    for test in tests:
+        assert set(test) <= PROMPTFOO_TEST_KEYS
+        assert all(set(assertion) <= PROMPTFOO_ASSERT_KEYS for assertion in test["assert"])
+        assert isinstance(test["metadata"], dict)
     first, _, third = tests
     assert first["vars"] == {
         "query": chat_payload()["query"],
