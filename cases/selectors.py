@@ -1,11 +1,16 @@
 """Reads of the case library, scoped to what the caller may see."""
 
 from collections.abc import Iterable
+from datetime import datetime
+from enum import StrEnum
 
-from django.db.models import Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from cases.models import BadCase, BadCaseStatus, Case, CaseStatus
 from core.tenancy.access import Access
+from core.tenancy.models import Project
+from diagnosis.models import ClaimCorrection, DiagnosisSession, EvaluationState, SessionReview
+from diagnosis.selectors import session_list_for_export
 
 
 def case_list(*, access: Access) -> QuerySet[Case]:
@@ -73,3 +78,32 @@ def session_pks_with_cases(*, session_pks: Iterable[int]) -> set[int]:
         .values_list("session_id", flat=True)
     )
     return set(with_case.union(with_bad_case).order_by())
+
+
+class DatasetSource(StrEnum):
+    """Which sessions `export_eval_dataset` writes."""
+
+    SESSIONS = "sessions"  # every evaluated session (evaluation done, or partial: a producer failed)
+    CASES = "cases"  # sessions with an approved case: the reference answer is filled
+    LABELLED = "labelled"  # sessions a person reviewed or whose claims a person corrected
+
+
+def session_list_for_eval_dataset(
+    *,
+    source: DatasetSource,
+    project: Project | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+) -> QuerySet[DiagnosisSession]:
+    """The sessions of `source` created in [since, until), of one project or of all, oldest first, ties by pk."""
+    sessions = session_list_for_export(project=project, since=since, until=until)
+    if source == DatasetSource.SESSIONS:
+        return sessions.filter(evaluation_state__in=[EvaluationState.DONE, EvaluationState.PARTIAL])
+    if source == DatasetSource.CASES:
+        approved = Case.objects.filter(session_id=OuterRef("pk"), status=CaseStatus.APPROVED)
+        return sessions.filter(Exists(approved))
+    if source == DatasetSource.LABELLED:
+        reviewed = SessionReview.objects.filter(session_id=OuterRef("pk"))
+        corrected = ClaimCorrection.objects.filter(session_id=OuterRef("pk"))
+        return sessions.filter(Exists(reviewed) | Exists(corrected))
+    raise ValueError(f"unknown dataset source {source!r}")
