@@ -24,6 +24,7 @@ from diagnosis.services.evaluation import (
     session_evaluation_request,
 )
 from diagnosis.services.retention import sessions_purge
+from diagnosis.services.reviews import claim_correction_record
 from diagnosis.services.transfer import session_export_lines, session_import_lines
 from tests import clock
 from tests.factories import (
@@ -184,11 +185,15 @@ def test_the_dashboard_equals_a_full_recount_after_each_write(world, write):
     [
         lambda world: session_evaluation_request(session_pks=[world.steady.pk]),
         lambda world: session_evaluation_record_failure(session_pk=world.steady.pk, error="boom"),
+        lambda world: claim_correction_record(
+            session=world.steady, reviewer=world.reviewer, claim_id="c1", verdict="UNSUPPORTED"
+        ),
     ],
-    ids=["evaluation request", "evaluation failure"],
+    ids=["evaluation request", "evaluation failure", "claim correction"],
 )
 def test_writes_of_what_no_day_counts_leave_the_figures_as_they_are(world, write):
-    """The evaluation state is not counted (the triage queue's count is read live): no mark needed."""
+    """The evaluation state is not counted (the triage queue's count is read live), nor are claim
+    corrections (the calibration page reads them live): no mark needed."""
     before = dashboard_days(days=RANGE_DAYS)
 
     write(world)
