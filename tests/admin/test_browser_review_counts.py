@@ -71,3 +71,27 @@ def test_a_reviewer_triages_five_bad_cases_by_keyboard_in_fifteen_actions(browse
     assert BadCase.objects.count() == 5
     assert actions.count <= 15, actions.count
     shot(page, "five-bad-cases-triaged")
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_at_1024_px_every_navigation_link_is_on_screen_on_the_header(browser, live_server, language):  # noqa: F811
+    _user_in("Case approver", "dana")  # an approver sees every link a reviewer sees, and more
+    context = browser.new_context(
+        viewport={"width": 1024, "height": 768}, extra_http_headers={"Accept-Language": language}
+    )
+    page = context.new_page()
+    login(page, live_server.url, "dana")
+
+    header = page.locator("#header").bounding_box()
+    links = page.locator(".se-nav a").all()
+    assert len(links) >= 8
+    for link in links:
+        box = link.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 1024, link.inner_text()
+        assert header["y"] <= box["y"] and box["y"] + box["height"] <= header["y"] + header["height"], link.inner_text()
+        colour, background = link.evaluate(
+            "a => [getComputedStyle(a).color, getComputedStyle(document.getElementById('header')).backgroundColor]"
+        )
+        assert colour != background, link.inner_text()  # never white on white
+    shot(page, f"navigation-1024-{language}")
+    context.close()
