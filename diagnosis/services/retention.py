@@ -3,7 +3,7 @@ row that belongs to them, in batches, and keeps the sessions a person curated so
 
 What belongs to a session is read from the model graph (`session_rows`): every model that reaches
 the session through foreign keys that cascade, in whatever app (steps, invocations, refs, claim
-checks and their ref links, AIOps checks, reviews, feedback events, end-user votes, triage
+checks and their ref links, AIOps checks, reviews, claim corrections, feedback events, end-user votes, triage
 assignments, review locks), so a new child table is purged without a change here. This app may not
 import the apps built on it, so it asks them which sessions must stay
 (`diagnosis.signals.sessions_purging`; the cases app keeps every session a case or a bad case

@@ -18,6 +18,7 @@ from backoffice.services.sharing import (
 )
 from tests import clock
 from tests.admin.conftest import _user_in, logged_in
+from tests.admin.test_queries import EXPECTED
 from tests.factories import UserFactory, evaluated_session
 
 pytestmark = pytest.mark.django_db
@@ -163,9 +164,9 @@ def test_queue_and_inspector_query_counts_do_not_grow_with_assignments_and_locks
         reviewer_client.get(TRIAGE)
     with django_assert_max_num_queries(7):
         reviewer_client.get(TRIAGE, {"assigned": "others"})
-    with django_assert_max_num_queries(13):
+    with django_assert_max_num_queries(EXPECTED["inspector"]):
         reviewer_client.get(url("change", sessions[0]))
-    with django_assert_max_num_queries(18):
+    with django_assert_max_num_queries(EXPECTED["inspector_in_queue"]):
         reviewer_client.get(url("change", sessions[0]) + "?_list=triage&_changelist_filters=assigned%3Dothers")
 
 

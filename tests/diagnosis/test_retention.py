@@ -23,6 +23,7 @@ from diagnosis.models import (
     AiOpsCheck,
     ClaimCheck,
     ClaimCheckRef,
+    ClaimCorrection,
     DiagnosisSession,
     DiagnosisStep,
     EvidenceRef,
@@ -30,6 +31,7 @@ from diagnosis.models import (
     ToolInvocation,
 )
 from diagnosis.services.retention import session_rows, sessions_purge
+from diagnosis.services.reviews import claim_correction_record
 from feedback.models import EndUserVote, FeedbackClient, FeedbackEvent
 from feedback.services import FeedbackSubmitter, feedback_submit
 from reporting.models import SessionDayChange
@@ -55,6 +57,7 @@ BELONGING: dict[type[models.Model], str] = {
     ClaimCheckRef: "evidence_ref__session",
     AiOpsCheck: "session",
     SessionReview: "session",
+    ClaimCorrection: "session",
     FeedbackEvent: "session",
     EndUserVote: "session",
     TriageAssignment: "session",
@@ -116,6 +119,7 @@ def history(project, other_project, reviewer) -> History:
     Case.objects.filter(session=chat).delete()
     with time_machine.travel(clock.ago(days=REVIEWED), tick=False):
         review_of(chat, reviewer, judgement="wrong", verifier_was_right=False)
+        claim_correction_record(session=chat, reviewer=reviewer, claim_id="c2", verdict="right")
     triage_assignments_take(session_pks=[chat.pk], user=reviewer)
     review_lock_refresh(session=chat, user=reviewer)
     aiops = evaluated_session(
@@ -269,7 +273,7 @@ def test_the_dashboard_equals_a_fresh_recount_after_the_purge(history):
 # One batch, in its savepoint: select and lock the sessions, ask which stay, count each kind of row,
 # read the reviews' days, mark the days, delete (the database cascades the diagnosis rows, Django
 # deletes the others in one statement each). The walk ends with one more, empty, look.
-STATEMENTS_PER_BATCH = 28
+STATEMENTS_PER_BATCH = 30
 LAST_LOOK = 3
 
 
