@@ -43,6 +43,18 @@ def project_from_slug(slug: str) -> Project:
     return project
 
 
+def export_arguments(parser: argparse.ArgumentParser, *, by_time: bool = False) -> None:
+    """The options every export shares: --project, --since / --until (with `by_time`), --output, --no-progress."""
+    parser.add_argument("--project", help="project slug (default: every project)")
+    if by_time:
+        parser.add_argument("--since", type=instant, help="created at or after this date or ISO datetime")
+        parser.add_argument("--until", type=instant, help="created before this date or ISO datetime")
+    parser.add_argument(
+        "--output", default="-", help="file to write (replaced when the export is complete); '-' for stdout"
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar (none without a terminal)")
+
+
 def check_range(since: datetime | None, until: datetime | None) -> None:
     """Refuse an empty interval [since, until) rather than silently doing nothing."""
     if since is not None and until is not None and until <= since:

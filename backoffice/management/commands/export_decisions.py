@@ -3,7 +3,7 @@
 from django.core.management.base import BaseCommand, CommandParser
 
 from backoffice.decisions import decision_export_lines
-from diagnosis.management.cli import Progress, project_from_slug, write_lines
+from diagnosis.management.cli import Progress, export_arguments, project_from_slug, write_lines
 
 
 class Command(BaseCommand):
@@ -15,11 +15,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--project", help="project slug (default: every project)")
-        parser.add_argument(
-            "--output", default="-", help="file to write (replaced when the export is complete); '-' for stdout"
-        )
-        parser.add_argument("--no-progress", action="store_true", help="no progress bar (none without a terminal)")
+        export_arguments(parser)
 
     def handle(self, *args, **options) -> None:
         project = project_from_slug(options["project"]) if options["project"] else None

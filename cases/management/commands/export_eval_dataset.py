@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from cases.selectors import DatasetSource
 from cases.services.eval_dataset import EXPORT_CHUNK_SIZE
 from cases.services.eval_formats import DatasetFormat, eval_dataset_lines
-from diagnosis.management.cli import Progress, check_range, instant, project_from_slug, write_lines
+from diagnosis.management.cli import Progress, check_range, export_arguments, project_from_slug, write_lines
 
 
 class Command(BaseCommand):
@@ -25,14 +25,8 @@ class Command(BaseCommand):
             help="sessions: every evaluated session (default); cases: those with an approved case; "
             "labelled: those with a review or a claim correction",
         )
-        parser.add_argument("--project", help="project slug (default: every project)")
-        parser.add_argument("--since", type=instant, help="created at or after this date or ISO datetime")
-        parser.add_argument("--until", type=instant, help="created before this date or ISO datetime")
-        parser.add_argument(
-            "--output", default="-", help="file to write (replaced when the export is complete); '-' for stdout"
-        )
+        export_arguments(parser, by_time=True)
         parser.add_argument("--chunk-size", type=int, default=EXPORT_CHUNK_SIZE, help="sessions read per query")
-        parser.add_argument("--no-progress", action="store_true", help="no progress bar (none without a terminal)")
 
     def handle(self, *args, **options) -> None:
         if options["chunk_size"] < 1:

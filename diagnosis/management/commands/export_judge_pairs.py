@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from diagnosis.management.cli import Progress, project_from_slug, write_lines
+from diagnosis.management.cli import Progress, export_arguments, project_from_slug, write_lines
 from diagnosis.services.judge_pairs import PairExport, judge_pair_records
 from diagnosis.services.transfer import json_line
 
@@ -16,11 +16,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--project", help="project slug (default: every project)")
-        parser.add_argument(
-            "--output", default="-", help="file to write (replaced when the export is complete); '-' for stdout"
-        )
-        parser.add_argument("--no-progress", action="store_true", help="no progress bar (none without a terminal)")
+        export_arguments(parser)
 
     def handle(self, *args, **options) -> None:
         project = project_from_slug(options["project"]) if options["project"] else None

@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from diagnosis.management.cli import Progress, check_range, instant, project_from_slug, write_lines
+from diagnosis.management.cli import Progress, check_range, export_arguments, project_from_slug, write_lines
 from diagnosis.selectors import session_list_for_export
 from diagnosis.services.transfer import EXPORT_CHUNK_SIZE, session_export_lines
 
@@ -15,14 +15,8 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--project", help="project slug (default: every project)")
-        parser.add_argument("--since", type=instant, help="created at or after this date or ISO datetime")
-        parser.add_argument("--until", type=instant, help="created before this date or ISO datetime")
-        parser.add_argument(
-            "--output", default="-", help="file to write (replaced when the export is complete); '-' for stdout"
-        )
+        export_arguments(parser, by_time=True)
         parser.add_argument("--chunk-size", type=int, default=EXPORT_CHUNK_SIZE, help="sessions read per query")
-        parser.add_argument("--no-progress", action="store_true", help="no progress bar (none without a terminal)")
 
     def handle(self, *args, **options) -> None:
         if options["chunk_size"] < 1:
