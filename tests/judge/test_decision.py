@@ -1,10 +1,14 @@
 """The decision: the model file evaluated in pure Python, and the bands drawn from its scores."""
 
+from pathlib import Path
+
 import pytest
 
 from judge.decision import claim_decide
 from judge.features import FEATURES, feature_vector, pair_analyse, slot_conflict
 from judge.model import Model, ModelError, shipped_model
+from judge.pairs import pairs_load
+from judge.split import Split
 from judge.verdicts import Band, UnitStatus
 
 N = len(FEATURES)
@@ -65,3 +69,17 @@ def test_a_log_prefix_number_is_never_the_claim_s_slot():
 def test_a_date_or_time_is_no_count_slot():
     found = pair_analyse("disk usage reached 91% at 14:20", ("2026-11-29 14:35 disk usage reached 91%",))
     assert slot_conflict(found) is None
+
+
+def test_the_shipped_model_leaves_claims_undecided_for_a_second_judge():
+    """The cascade's LLM judge sees only the undecided band: an empty band (undecided threshold at
+    the supported one, as the isotonic steps once put it) means a configured LLM is never asked."""
+    limits = shipped_model().thresholds
+    assert limits.undecided < limits.supported
+    pairs = [
+        p for name in ("heldout2", "heldout4")
+        for p in pairs_load(Path(__file__).parents[1] / "fixtures" / "judge" / f"{name}.jsonl", split=Split.HELDOUT)
+    ]  # fmt: skip
+    bands = [claim_decide(p.claim, (p.excerpt or p.evidence,)).band for p in pairs]
+
+    assert bands.count(Band.UNDECIDED) >= len(bands) // 20
