@@ -62,7 +62,7 @@ _jieba = None
 _simplemma = None
 
 
-def _segmenter():
+def jieba_segmenter():
     """jieba's default tokenizer, initialised once (its dictionary load takes ~0.5 s)."""
     global _jieba
     if _jieba is None:
@@ -95,7 +95,7 @@ def _lemmatiser():
 def segment(text: str) -> list[str]:
     """`text` cut into words by the shared jieba segmenter, every character kept, in order
     (`"".join(segment(text)) == text`)."""
-    return _segmenter().lcut(text or "", HMM=True)
+    return jieba_segmenter().lcut(text or "", HMM=True)
 
 
 @lru_cache(maxsize=4096)
@@ -134,7 +134,7 @@ def _tokens(text: str) -> tuple[str, ...]:
     for match in _TOKEN_RUN.finditer(normalise(text)):
         run = match.group()
         if _CJK.match(run):
-            for word in _segmenter().lcut(run, HMM=True):
+            for word in jieba_segmenter().lcut(run, HMM=True):
                 compound = _NEGATED_COMPOUNDS.get(word)
                 if compound is None:
                     out.append(word)

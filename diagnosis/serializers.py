@@ -144,7 +144,7 @@ def _typed_literals(schema: Any) -> Any:
 
 def executor_output_or_any_schema(auto_schema) -> dict[str, Any]:
     """An output the API takes and answers: executor_evidence_v2, or any other object, kept as sent
-    and evaluated INVALID (the seed's fallback), so no schema-valid output of another shape is refused."""
+    and evaluated INVALID (seed document 000's fallback), so no schema-valid output of another shape is refused."""
     return {"anyOf": [executor_output_schema(auto_schema), {"type": "object", "additionalProperties": {}}]}
 
 

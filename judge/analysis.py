@@ -20,7 +20,7 @@ from functools import lru_cache
 
 import cn2an
 
-from core.text import _segmenter, lemma, normalise
+from core.text import jieba_segmenter, lemma, normalise
 
 from . import cues
 from . import glossary as g
@@ -294,7 +294,7 @@ def _reporting(out: list[Token]) -> None:
 def _posseg():
     import jieba.posseg
 
-    segmenter = _segmenter()  # the shared dictionary, loaded once
+    segmenter = jieba_segmenter()  # the shared dictionary, loaded once
     for word, tag in cues.ZH_WORDS.items():
         segmenter.add_word(word, tag=tag)
 

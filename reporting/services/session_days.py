@@ -1,8 +1,9 @@
 """Keeping the per-day rollups (`SessionDay`) exact: recomputed from the sessions, never incremented.
 
 How a write says what it changed: every domain write that changes what a day counts sends
-`diagnosis.signals.day_figures_changed` once, inside its transaction, with the (project, moment)
-of each dated thing it changed (ingestion, the evaluation merge, a vote, a review); the receiver
+`diagnosis.signals.figures_changed` once, inside its transaction, with the (project, moment)
+of each dated thing it changed (ingestion, the evaluation merge, a vote, a review, an imported
+decision, a purge); the receiver
 (`reporting.receivers`) turns the moments into (project, day) keys and records them with
 `session_days_mark_changed`: one insert of append-only marks, so the mark commits or rolls back
 with the change, and no write waits on another (no shared row is read, modified and written).

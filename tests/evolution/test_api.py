@@ -38,7 +38,7 @@ def put(client, payload):
     return client.put(THRESHOLDS, data=json.dumps(payload), content_type="application/json")
 
 
-def test_verify_returns_the_guides_result_shape_and_logs_the_call(api, project, django_assert_num_queries):
+def test_verify_returns_seed_document_004_s_result_shape_and_logs_the_call(api, project, django_assert_num_queries):
     with django_assert_num_queries(3):  # API key, thresholds, log insert
         response = post(api, body())
 

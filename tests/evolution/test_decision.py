@@ -32,7 +32,7 @@ def with_thresholds(**changes) -> Thresholds:
     return dataclasses.replace(DEFAULTS, **changes)
 
 
-def test_default_thresholds_are_the_guides_table():
+def test_default_thresholds_are_seed_document_004_s_table():
     assert DEFAULTS.to_dict() == {
         "min_confidence": 0.7,
         "min_improvement_ratio": 1.2,
@@ -43,7 +43,7 @@ def test_default_thresholds_are_the_guides_table():
     }
 
 
-def test_guide_basic_metrics_example():
+def test_seed_document_004_basic_metrics_example():
     """Seed document 004: old 150, new 600 characters -> improved, ratio 4.0, meets the 500 minimum."""
     basic = verify(old="旧" * 150, new="新" * 600).metrics["basic"]
 
@@ -56,7 +56,7 @@ def test_guide_basic_metrics_example():
     assert basic["meets_min_length"] is True
 
 
-def test_guide_example_structured_study_tips_answer_passes():
+def test_seed_document_004_example_structured_study_tips_answer_passes():
     result = verify()
 
     assert result.is_valid
@@ -69,7 +69,7 @@ def test_guide_example_structured_study_tips_answer_passes():
     assert result.reasons[0].startswith("basic.new_length: 新回答")
 
 
-def test_guide_example_one_line_answer_fails_with_reasons_and_suggestions():
+def test_seed_document_004_example_one_line_answer_fails_with_reasons_and_suggestions():
     result = verify(new=ONE_LINE_ANSWER, lang="en")
 
     assert not result.is_valid

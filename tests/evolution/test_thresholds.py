@@ -13,7 +13,7 @@ from tests.factories import UserFactory
 pytestmark = pytest.mark.django_db
 
 
-def test_the_migration_stores_the_one_row_with_the_guides_defaults(django_assert_num_queries):
+def test_the_migration_stores_the_one_row_with_seed_document_004_s_defaults(django_assert_num_queries):
     row = VerificationThresholds.objects.get()
 
     assert row.pk == 1 and row.updated_by is None

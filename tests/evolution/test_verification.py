@@ -79,7 +79,7 @@ def test_cache_serves_identical_verifications_for_one_hour_by_default(monkeypatc
     assert list(VerificationLog.objects.order_by("id").values_list("cached", flat=True)) == [False, True, False]
 
 
-def test_default_competitor_timeouts_and_sample_rate_are_the_guides():
+def test_default_competitor_timeouts_and_sample_rate_are_seed_document_004_s():
     assert django_settings.SELFEVAL_EVOLUTION_PROVIDER_TIMEOUT == 15.0
     assert django_settings.SELFEVAL_EVOLUTION_OVERALL_TIMEOUT == 20.0
     assert django_settings.SELFEVAL_EVOLUTION_SAMPLE_RATE == 0.2

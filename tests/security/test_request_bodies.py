@@ -76,7 +76,7 @@ def _assert_refused(response, status: int, path: str) -> dict:
         return {"message": status_pb2.Status.FromString(response.content).message}
     assert response["Content-Type"] == "application/json", response.content[:200]
     body = response.json()
-    if path == "/api/feedback":  # the seed's envelope
+    if path == "/api/feedback":  # seed document 000's envelope
         assert body["success"] is False
         return body
     if path.startswith("/v1/"):  # OTLP's google.rpc.Status
