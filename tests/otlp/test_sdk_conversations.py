@@ -67,7 +67,13 @@ def test_the_langfuse_sdk_unchanged(live_server, api_key):
     for question, answer in zip(QUESTIONS, ANSWERS, strict=True):
         with (
             client.start_as_current_observation(as_type="agent", name="diagnose", input=question) as run,
-            propagate_attributes(session_id="conv-langfuse", user_id="u-42", tags=["chat"]),
+            propagate_attributes(
+                session_id="conv-langfuse",
+                user_id="u-42",
+                tags=["chat", "order-service"],
+                trace_name="diagnose-chat",
+                metadata={"tenant": "acme", "channel": "web"},
+            ),
         ):
             with client.start_as_current_observation(
                 as_type="generation",
@@ -89,6 +95,12 @@ def test_the_langfuse_sdk_unchanged(live_server, api_key):
     plan = turns[0].steps.get(name="plan")
     assert (plan.detail["model"], plan.detail["inputTokens"], plan.detail["outputTokens"]) == ("qwen-max", 30, 12)
     assert plan.detail["user"] == "u-42"
+    # The trace's tags, name and metadata, which the SDK writes on every span of the trace.
+    assert (plan.detail["tags"], plan.detail["traceName"], plan.detail["metadata"]) == (
+        ["chat", "order-service"],
+        "diagnose-chat",
+        {"tenant": "acme", "channel": "web"},
+    )
     assert turns[0].invocations.get().tool_name == "lookup_knowledge"
 
 
