@@ -105,7 +105,7 @@ def test_the_langfuse_sdk_unchanged(live_server, api_key):
 
 
 def test_phoenix_otel_with_openinference_unchanged(live_server, api_key):
-    from openinference.instrumentation import using_session, using_user
+    from openinference.instrumentation import using_session, using_tags, using_user
     from phoenix.otel import register
 
     provider = register(
@@ -120,6 +120,7 @@ def test_phoenix_otel_with_openinference_unchanged(live_server, api_key):
         with (
             using_session("conv-phoenix"),
             using_user("u-7"),
+            using_tags(["chat", "phoenix"]),
             tracer.start_as_current_span("diagnose", openinference_span_kind="chain") as run,
         ):
             run.set_input(question)
@@ -132,6 +133,8 @@ def test_phoenix_otel_with_openinference_unchanged(live_server, api_key):
 
     turns = assert_three_turns_of_one_conversation("conv-phoenix")
     assert [turn.invocations.get().tool_name for turn in turns] == ["lookup_knowledge"] * 3
+    tool_step = turns[0].steps.get(name="lookup_knowledge")  # a tool under the root: a step of its own
+    assert (tool_step.detail["user"], tool_step.detail["tags"]) == ("u-7", ["chat", "phoenix"])
 
 
 def test_the_plain_opentelemetry_sdk_with_genai_conventions(live_server, api_key):
