@@ -3,8 +3,9 @@
 send a three-turn conversation. Each turn (a trace) becomes one session, the SDK's session id groups
 them into one conversation, and nothing is refused: no span counted as rejected anywhere.
 
-OpenLLMetry: traceloop-sdk pulls some thirty instrumentation packages and pins an older
-opentelemetry-sdk than this project's, so the LLM call goes through the OpenAI SDK instrumented by
+OpenLLMetry: traceloop-sdk pulls some thirty instrumentation packages, one of which (its threading
+instrumentation) needs an older opentelemetry-api than this project's opentelemetry-sdk (the conflict
+is spelled out in requirements-dev.txt), so the LLM call goes through the OpenAI SDK instrumented by
 OpenLLMetry's own OpenAI instrumentation (against a local fake OpenAI server), its decorators' spans
 are written with the attribute names of its conventions package (opentelemetry-semantic-conventions-ai),
 its association properties set as its span processor sets them, and all of it is sent by the
