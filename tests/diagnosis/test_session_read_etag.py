@@ -2,6 +2,8 @@
 does, diagnosis.services.trace_version.version_etag), a 304 without a body to a matching If-None-Match,
 and a new ETag after every write to the session."""
 
+import json
+
 import pytest
 
 from tests import contract
@@ -84,3 +86,23 @@ def test_the_schema_documents_the_etag_and_the_304_as_the_traces():
         assert "content" not in responses["304"], path  # a 304 has no body
         for status in ("200", "304"):
             assert responses[status]["headers"]["ETag"]["schema"] == {"type": "string"}, (path, status)
+
+
+def test_feedback_set_by_an_imported_decision_gives_a_new_etag(api, project, session):
+    from backoffice.decisions import decision_import_lines
+
+    etag = api.get(URL)["ETag"]
+    record = {
+        "kind": "session_state",
+        "project": project.slug,
+        "sessionId": SESSION_ID,
+        "feedback": "useful",
+        "reviewedAt": None,
+        "reviewJudgement": None,
+    }
+
+    report = decision_import_lines(lines=[json.dumps(record).encode()])
+
+    assert not report.errors and report.stored["session_state"] == 1
+    response = api.get(URL, HTTP_IF_NONE_MATCH=etag)
+    assert response.status_code == 200 and response.json()["feedback"] == "useful"
