@@ -2,6 +2,8 @@
 
 from django.conf import settings
 from django.db import DatabaseError, OperationalError
+from django.http import HttpResponseBase
+from django.utils.cache import get_conditional_response
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
@@ -22,7 +24,7 @@ from core.api.idempotency import (
 from core.api.pagination import CheckedCursorPagination
 from core.api.parsers import CheckedJSONParser, NDJSONParser, UnreadableLine
 from core.api.permissions import IsProjectClient, IsProjectClientOrStaff
-from core.api.schema import READ_ERRORS, WRITE_ERRORS, error_responses
+from core.api.schema import READ_ERRORS, WRITE_ERRORS, conditional_get, error_responses
 from diagnosis import selectors
 from diagnosis.filters import SessionFilter
 from diagnosis.serializers import (
@@ -32,10 +34,15 @@ from diagnosis.serializers import (
     SessionSummarySerializer,
 )
 from diagnosis.services.ingestion import session_upsert
+from diagnosis.services.trace_version import version_etag
 
 PROJECT_PARAMETER = OpenApiParameter(
     "project", str, description="Staff only: the project slug when a sessionId exists in several projects."
 )
+SESSION_CONDITIONAL_PARAMETERS, SESSION_NOT_MODIFIED = conditional_get("the session")
+# One more whenever SessionDetailSerializer changes what it answers: clients' ETags then never name a
+# body of an older build.
+SESSION_BODY_FORMAT = 1
 
 
 class SessionCursorPagination(CheckedCursorPagination):
@@ -48,8 +55,12 @@ class SessionCursorPagination(CheckedCursorPagination):
     ),
     retrieve=extend_schema(
         summary="One session with steps, invocations and evidence",
-        parameters=[PROJECT_PARAMETER],
-        responses={200: SessionDetailSerializer, **error_responses(*READ_ERRORS)},
+        description=(
+            "The session as stored. An unchanged session is answered by a 304 to its ETag (one query), which "
+            "is not the trace's ETag: the two answers of one version have different bodies."
+        ),
+        parameters=[PROJECT_PARAMETER, *SESSION_CONDITIONAL_PARAMETERS],
+        responses={200: SessionDetailSerializer, **SESSION_NOT_MODIFIED, **error_responses(*READ_ERRORS)},
     ),
 )
 class SessionViewSet(KnownQueryParametersMixin, mixins.ListModelMixin, viewsets.GenericViewSet):
@@ -73,13 +84,23 @@ class SessionViewSet(KnownQueryParametersMixin, mixins.ListModelMixin, viewsets.
     def get_queryset(self):
         return selectors.session_list(access=access_from_request(self.request))
 
-    def retrieve(self, request: Request, session_id: str) -> Response:
-        session = selectors.session_with_children(
+    def retrieve(self, request: Request, session_id: str) -> HttpResponseBase:
+        session = selectors.session_get(
             access=access_from_request(request),
             session_id=session_id,
             project_slug=request.query_params.get("project"),
         )
-        return Response(SessionDetailSerializer(session).data)
+        etag = version_etag(
+            route="session",
+            session_pk=session.pk,
+            version=session.trace_version,
+            depends_on=[SESSION_BODY_FORMAT, session.project.slug],
+        )
+        response = get_conditional_response(request, etag=etag)
+        if response is None:
+            response = Response(SessionDetailSerializer(selectors.session_children_loaded(session)).data)
+        response["ETag"] = etag
+        return response
 
     @extend_schema(
         summary="Create or replace a session (idempotent upsert on sessionId)",

@@ -182,7 +182,12 @@ def session_found(found: list[DiagnosisSession], *, session_id: str) -> Diagnosi
 
 def session_with_children(*, access: Access, session_id: str, project_slug: str | None = None) -> DiagnosisSession:
     """`session_get` plus steps, invocations and their refs in a fixed number of queries."""
-    session = session_get(access=access, session_id=session_id, project_slug=project_slug)
+    return session_children_loaded(session_get(access=access, session_id=session_id, project_slug=project_slug))
+
+
+def session_children_loaded(session: DiagnosisSession) -> DiagnosisSession:
+    """`session` (from `session_get`) with its steps, invocations and their refs, three queries whatever
+    its size: the session read loads them only once the session's version says it must answer a body."""
     invocations = ToolInvocation.objects.filter(session=session).prefetch_related(
         Prefetch("evidence_refs", queryset=EvidenceRef.objects.order_by("position"))
     )

@@ -10,32 +10,20 @@ from trace.serializers import TraceSerializer
 
 from django.http import HttpResponse
 from django.utils.cache import get_conditional_response
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.api.authentication import access_from_request
-from core.api.schema import READ_ERRORS, error_responses
+from core.api.schema import READ_ERRORS, conditional_get, error_responses
 from diagnosis.serializers import EvidenceRefSerializer
 
 PROJECT_PARAMETER = OpenApiParameter(
     "project", str, description="Staff only: the project slug when a sessionId exists in several projects."
 )
-IF_NONE_MATCH_PARAMETER = OpenApiParameter(
-    "If-None-Match",
-    str,
-    OpenApiParameter.HEADER,
-    description="The ETag of a trace the client holds: a 304 without a body while the trace is unchanged.",
-)
-ETAG_HEADER = OpenApiParameter(
-    "ETag",
-    str,
-    OpenApiParameter.HEADER,
-    response=[200, 304],
-    description="This version of the trace (any write to the session makes a new one), for If-None-Match.",
-)
+TRACE_CONDITIONAL_PARAMETERS, TRACE_NOT_MODIFIED = conditional_get("the trace")
 
 
 class TraceView(APIView):
@@ -53,10 +41,10 @@ class TraceView(APIView):
             "(`outputUrl`, `contentUrl`) to the whole. A fixed number of SQL queries, whatever the session's size; "
             "an unchanged trace is answered from the cache in one query, or a 304 to its ETag."
         ),
-        parameters=[PROJECT_PARAMETER, TraceQuerySerializer, IF_NONE_MATCH_PARAMETER, ETAG_HEADER],
+        parameters=[PROJECT_PARAMETER, TraceQuerySerializer, *TRACE_CONDITIONAL_PARAMETERS],
         responses={
             200: TraceSerializer,
-            304: OpenApiResponse(description="Not modified: the trace is still the one If-None-Match names"),
+            **TRACE_NOT_MODIFIED,
             **error_responses(*READ_ERRORS),
         },
     )

@@ -2,13 +2,13 @@
 of the trace (`trace.selectors.TraceHead`), so a write that moves the version (see
 `diagnosis.services.trace_version`) retires all three at once and nothing needs deleting."""
 
-import hashlib
-import json
 from collections.abc import Callable
 from trace.selectors import TraceHead
 
 from django.conf import settings
 from django.core.cache import cache
+
+from diagnosis.services.trace_version import version_etag
 
 # One more whenever `trace.body` changes what it builds: a shared cache (Redis) and clients' ETags
 # then never get a body of an older build.
@@ -29,8 +29,7 @@ def trace_etag(*, head: TraceHead, url: str) -> str:
         settings.SELFEVAL_TRACE_FEEDBACK_HISTORY,
         settings.SELFEVAL_TRACE_CONVERSATION_TURNS,
     ]
-    digest = hashlib.blake2b(json.dumps(rest).encode(), digest_size=8).hexdigest()
-    return f'"{head.session_pk}.{head.version}.{digest}"'
+    return version_etag(route="trace", session_pk=head.session_pk, version=head.version, depends_on=rest)
 
 
 def trace_json(*, etag: str, render: Callable[[], bytes]) -> bytes:

@@ -6,7 +6,7 @@ that compresses the body (a client generated from a parameter would send the hea
 body). The API's description (SPECTACULAR_SETTINGS) says which codings every write endpoint takes."""
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSerializerFieldExtension
-from drf_spectacular.utils import OpenApiResponse, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, inline_serializer
 from rest_framework import serializers
 
 from core.api.fields import NOT_BLANK_PATTERN
@@ -50,6 +50,27 @@ WRITE_ERRORS = (*ALWAYS_ERRORS, 413, 415)
 def error_responses(*statuses: int, envelope=ERROR_ENVELOPE) -> dict[int, OpenApiResponse]:
     """The documented error answers of an operation, each with the envelope as its body."""
     return {code: OpenApiResponse(envelope, description=ERROR_DESCRIPTIONS[code]) for code in sorted(set(statuses))}
+
+
+def conditional_get(what: str) -> tuple[list[OpenApiParameter], dict[int, OpenApiResponse]]:
+    """The parameters and the 304 of a read answered by the version of `what` (the trace, the session):
+    `If-None-Match` asked, `ETag` answered on 200 and 304 (diagnosis.services.trace_version.version_etag)."""
+    parameters = [
+        OpenApiParameter(
+            "If-None-Match",
+            str,
+            OpenApiParameter.HEADER,
+            description=f"The ETag of {what} the client holds: a 304 without a body while {what} is unchanged.",
+        ),
+        OpenApiParameter(
+            "ETag",
+            str,
+            OpenApiParameter.HEADER,
+            response=[200, 304],
+            description=f"This version of {what} (any write to the session makes a new one), for If-None-Match.",
+        ),
+    ]
+    return parameters, {304: OpenApiResponse(description=f"Not modified: {what} is still the one If-None-Match names")}
 
 
 def write_bodies_required(result: dict, generator, request, public) -> dict:

@@ -7,7 +7,13 @@ UPDATE (`TRACE_CHANGED`; a re-posted session, locked, counts it on the row it sa
 (cases, bad cases) call `session_trace_changed`.
 A turn's trace also lists the other turns of its conversation: the trace API reads their versions
 beside its own, so a write marks only the session it changes.
+Every answer built from a session's version (the trace, the session read) names that version in its
+ETag the one way `version_etag` writes it.
 """
+
+import hashlib
+import json
+from typing import Any
 
 from django.db.models import F
 
@@ -21,3 +27,11 @@ def session_trace_changed(*, session_pk: int) -> None:
     the session's other rows (its case, its bad case): this takes the session's row lock, which votes
     and evaluations take first, so no two writers wait on each other in opposite orders."""
     DiagnosisSession.objects.filter(pk=session_pk).update(**TRACE_CHANGED)
+
+
+def version_etag(*, route: str, session_pk: int, version: int, depends_on: list[Any]) -> str:
+    """The strong ETag of an answer built from one version of a session's trace: `route` names the
+    answer (the trace and the session read of one version have other bodies, so other ETags),
+    `depends_on` (JSON values) whatever else shapes the body, as a digest."""
+    digest = hashlib.blake2b(json.dumps([route, *depends_on]).encode(), digest_size=8).hexdigest()
+    return f'"{route}.{session_pk}.{version}.{digest}"'

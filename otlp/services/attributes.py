@@ -20,6 +20,14 @@ CONVERSATION_ATTRIBUTES = (
     "langfuse.session.id",  # Langfuse SDK v2
 )
 USER_ATTRIBUTES = ("user.id", "enduser.id", "traceloop.association.properties.user_id", "langfuse.user.id")
+TAG_ATTRIBUTES = ("langfuse.trace.tags", "tag.tags")  # Langfuse, OpenInference (using_tags)
+TRACE_NAME_ATTRIBUTE = "langfuse.trace.name"
+# Langfuse: the trace's metadata as one JSON object, or a key each (`langfuse.trace.metadata.<key>`,
+# JSON-encoded values: what propagate_attributes(metadata=...) writes on every span).
+TRACE_METADATA_ATTRIBUTE = "langfuse.trace.metadata"
+# Langfuse SDK v3's update_trace(input=..., output=...): the trace's own input and output, on the
+# span that set them (the later SDKs take the root observation's).
+TRACE_INPUT_ATTRIBUTE, TRACE_OUTPUT_ATTRIBUTE = "langfuse.trace.input", "langfuse.trace.output"
 _TOKEN_ATTRIBUTES = {
     "inputTokens": ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt"),
     "outputTokens": ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion"),
@@ -71,6 +79,40 @@ def conversation_id(span: SpanRecord) -> str | None:
 
 def user_id(span: SpanRecord) -> str | None:
     return next((attr_text(span, key) for key in USER_ATTRIBUTES if attr_text(span, key)), None)
+
+
+def trace_input_text(span: SpanRecord) -> str | None:
+    """The trace's input as Langfuse v3 sets it (`langfuse.trace.input`), read as an observation's."""
+    return _json_text(span.attributes.get(TRACE_INPUT_ATTRIBUTE), role="user")
+
+
+def trace_output_text(span: SpanRecord) -> str | None:
+    return _json_text(span.attributes.get(TRACE_OUTPUT_ATTRIBUTE), role="assistant")
+
+
+def tags(span: SpanRecord) -> list[str]:
+    """The trace's tags the span carries (an OTLP array, or a JSON array in a string)."""
+    for key in TAG_ATTRIBUTES:
+        value = json_value(span.attributes.get(key))
+        if isinstance(value, list):
+            found = [plain(tag) for tag in value if tag is not None and tag != ""]
+            if found:
+                return found
+        elif value is not None and value != "":
+            return [plain(value)]
+    return []
+
+
+def trace_metadata(span: SpanRecord) -> dict[str, Any]:
+    """The trace's metadata the span carries: `langfuse.trace.metadata` (an object), then each
+    `langfuse.trace.metadata.<key>` (its JSON value decoded)."""
+    whole = json_value(span.attributes.get(TRACE_METADATA_ATTRIBUTE))
+    metadata: dict[str, Any] = dict(whole) if isinstance(whole, dict) else {}
+    prefix = f"{TRACE_METADATA_ATTRIBUTE}."
+    for key, value in span.attributes.items():
+        if key.startswith(prefix) and len(key) > len(prefix):
+            metadata[key[len(prefix) :]] = json_value(value)
+    return metadata
 
 
 def token_counts(span: SpanRecord) -> dict[str, int]:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from otlp.services.attributes import (
+    TRACE_NAME_ATTRIBUTE,
     as_number,
     attr_text,
     conversation_id,
@@ -37,7 +38,11 @@ from otlp.services.attributes import (
     json_value,
     output_text,
     plain,
+    tags,
     token_counts,
+    trace_input_text,
+    trace_metadata,
+    trace_output_text,
     user_id,
 )
 from otlp.spans import SpanRecord
@@ -96,8 +101,16 @@ def session_payload_from_spans(
         "sessionId": first_value(first, lambda s: attr_text(s, "selfeval.session_id")) or trace_id,
         "conversationId": first_value(first, conversation_id),
         "mode": first_value(first, lambda s: s.attributes.get("selfeval.mode")) or "chat",
-        "query": first_value(first, input_text) or "",
-        "answer": first_value(last_first, output_text) or "",
+        # The root's own input, else the trace's (Langfuse v3's, on any span), else the first span's;
+        # the answer alike, from the last.
+        "query": first_value([root] if root else [], input_text)
+        or first_value(ordered, trace_input_text)
+        or first_value(rest, input_text)
+        or "",
+        "answer": first_value([root] if root else [], output_text)
+        or first_value(reversed(ordered), trace_output_text)
+        or first_value(reversed(rest), output_text)
+        or "",
         "status": ("FAILED" if _failed(root) else "SUCCEEDED") if root else "RUNNING",
         "error": _error(root) if root else None,
         "createdAt": iso_time(root.start_ns if root else ordered[0].start_ns) if ordered else None,
@@ -343,6 +356,15 @@ def _step(index: int, span: SpanRecord) -> dict[str, Any]:
     user = first_value([span], user_id)
     if user:
         detail["user"] = user
+    # The trace's tags, name and metadata as the SDK writes them on the span (Langfuse's
+    # propagate_attributes: on every span of the trace); the session has no place of its own for them.
+    span_tags, name, metadata = tags(span), attr_text(span, TRACE_NAME_ATTRIBUTE), trace_metadata(span)
+    if span_tags:
+        detail["tags"] = span_tags
+    if name:
+        detail["traceName"] = name
+    if metadata:
+        detail["metadata"] = metadata
     error = _error(span)
     if error:
         detail["error"] = error

@@ -330,3 +330,66 @@ def test_spans_with_a_nul_character_are_refused(recorder):
     (item,) = spans_from_request(request_of(recorder.take()), max_attribute_bytes=1000)
 
     assert isinstance(item, SpanRefused) and "NUL" in str(item)
+
+
+def test_langfuse_v3_trace_attributes(recorder):
+    """What Langfuse's v3 SDK writes: update_current_trace(input=, output=, tags=, metadata=, user_id=,
+    session_id=) from inside a generation lands the trace's attributes on that span, as JSON strings."""
+    tracer = recorder.tracer
+    with tracer.start_as_current_span("agent-run", attributes={"langfuse.observation.type": "span"}):
+        with tracer.start_as_current_span(
+            "plan",
+            attributes={
+                "langfuse.observation.type": "generation",
+                "langfuse.observation.input": json.dumps([{"role": "user", "content": "system prompt + " + QUERY}]),
+                "langfuse.observation.output": json.dumps("调用知识库", ensure_ascii=False),
+                "langfuse.trace.input": json.dumps({"question": QUERY}, ensure_ascii=False),
+                "langfuse.trace.output": json.dumps(ANSWER, ensure_ascii=False),
+                "langfuse.trace.name": "diagnose-chat",
+                "langfuse.trace.tags": json.dumps(["chat", "order-service"]),
+                "langfuse.trace.metadata": json.dumps({"tenant": "acme"}),
+                "langfuse.trace.metadata.channel": json.dumps("web"),
+                "langfuse.user.id": "u-42",
+                "langfuse.session.id": "conv-v3",
+            },
+        ):
+            pass
+        with tracer.start_as_current_span(
+            "summarise",
+            attributes={
+                "langfuse.observation.type": "generation",
+                "langfuse.observation.output": json.dumps("最后一次调用的输出", ensure_ascii=False),
+            },
+        ):
+            pass
+
+    payload = mapped(recorder.take()).payload
+
+    # The root has no input or output of its own: the trace's, not the first or last generation's.
+    assert (payload["query"], payload["answer"]) == (QUERY, ANSWER)
+    assert payload["conversationId"] == "conv-v3"
+    plan = payload["steps"][0]["detail"]
+    assert (plan["user"], plan["tags"], plan["traceName"], plan["metadata"]) == (
+        "u-42",
+        ["chat", "order-service"],
+        "diagnose-chat",
+        {"tenant": "acme", "channel": "web"},
+    )
+    assert not {"tags", "traceName", "metadata"} & set(payload["steps"][1]["detail"])  # none on that span
+
+
+def test_the_roots_own_input_and_output_come_before_the_traces(recorder):
+    with recorder.tracer.start_as_current_span(
+        "run",
+        attributes={
+            "input.value": QUERY,
+            "output.value": ANSWER,
+            "langfuse.trace.input": "another input",
+            "langfuse.trace.output": "another output",
+        },
+    ):
+        pass
+
+    payload = mapped(recorder.take()).payload
+
+    assert (payload["query"], payload["answer"]) == (QUERY, ANSWER)

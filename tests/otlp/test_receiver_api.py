@@ -13,6 +13,7 @@ from django.db import OperationalError
 from django.test import override_settings
 from google.rpc import code_pb2
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.trace import Status, StatusCode
 
 from core.api.throttling import ClientScopedRateThrottle
 from diagnosis.models import DiagnosisSession, EvidenceRef
@@ -206,6 +207,67 @@ def test_aiops_mode_and_alert_from_resource_and_root_attributes(api, project):
 
     session = DiagnosisSession.objects.get()
     assert (session.mode, session.alert_name, session.alert_service) == ("aiops", "HighErrorRate", "order-service")
+
+
+# --- what OTLP sends is kept: the root's failure, the documents' sources -------------------------
+
+
+def ingested(api, project, recorder) -> DiagnosisSession:
+    spans = recorder.take()
+    response = export(api, protobuf_body(spans))
+    assert response.status_code == 200 and not answer(response).HasField("partial_success"), response.content
+    return DiagnosisSession.objects.get(project=project, session_id=trace_hex(spans))
+
+
+def test_the_roots_status_message_is_the_failed_sessions_error(api, project, recorder):
+    with recorder.tracer.start_as_current_span("diagnose", attributes={"input.value": QUERY}) as root:
+        root.set_status(Status(StatusCode.ERROR, "context window exceeded"))
+
+    session = ingested(api, project, recorder)
+
+    assert (session.status, session.error) == ("FAILED", "context window exceeded")
+
+
+def test_the_roots_exception_event_is_the_failed_sessions_error(api, project, recorder):
+    # The exception recorded as an event alone (no ERROR status): the event fails the run and names why.
+    with (
+        pytest.raises(RuntimeError),
+        recorder.tracer.start_as_current_span(
+            "diagnose", attributes={"input.value": QUERY}, set_status_on_exception=False
+        ),
+    ):
+        raise RuntimeError("LLM quota exhausted")
+
+    session = ingested(api, project, recorder)
+
+    assert (session.status, session.error) == ("FAILED", "RuntimeError: LLM quota exhausted")
+
+
+def test_an_openinference_documents_url_or_name_is_its_refs_source(api, project, recorder):
+    documents = {
+        # url and name: the url; name alone: the name; neither: the metadata's source
+        0: {"id": "doc-url", "url": "https://wiki.example/runbooks/order-5xx", "name": "order-5xx.md"},
+        1: {"id": "doc-name", "name": "pool-sizing.md"},
+        2: {"id": "doc-meta", "metadata": json.dumps({"source": "kb://faq.md"})},
+    }
+    attributes = {"openinference.span.kind": "RETRIEVER", "input.value": "order-service 5xx"}
+    for n, document in documents.items():
+        attributes[f"retrieval.documents.{n}.document.content"] = f"chunk {n}"
+        attributes.update({f"retrieval.documents.{n}.document.{key}": value for key, value in document.items()})
+    with (
+        recorder.tracer.start_as_current_span("diagnose", attributes={"input.value": QUERY}),
+        recorder.tracer.start_as_current_span("search_runbooks", attributes=attributes),
+    ):
+        pass
+
+    session = ingested(api, project, recorder)
+
+    refs = EvidenceRef.objects.filter(session=session).order_by("position")
+    assert [(ref.ref_id, ref.source) for ref in refs] == [
+        ("doc-url", "https://wiki.example/runbooks/order-5xx"),
+        ("doc-name", "pool-sizing.md"),
+        ("doc-meta", "kb://faq.md"),
+    ]
 
 
 # --- refusals: OTLP status codes and google.rpc.Status bodies -----------------------------------

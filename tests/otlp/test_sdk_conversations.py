@@ -3,8 +3,9 @@
 send a three-turn conversation. Each turn (a trace) becomes one session, the SDK's session id groups
 them into one conversation, and nothing is refused: no span counted as rejected anywhere.
 
-OpenLLMetry: traceloop-sdk pulls some thirty instrumentation packages and pins an older
-opentelemetry-sdk than this project's, so the LLM call goes through the OpenAI SDK instrumented by
+OpenLLMetry: traceloop-sdk pulls some thirty instrumentation packages, one of which (its threading
+instrumentation) needs an older opentelemetry-api than this project's opentelemetry-sdk (the conflict
+is spelled out in requirements-dev.txt), so the LLM call goes through the OpenAI SDK instrumented by
 OpenLLMetry's own OpenAI instrumentation (against a local fake OpenAI server), its decorators' spans
 are written with the attribute names of its conventions package (opentelemetry-semantic-conventions-ai),
 its association properties set as its span processor sets them, and all of it is sent by the
@@ -67,7 +68,13 @@ def test_the_langfuse_sdk_unchanged(live_server, api_key):
     for question, answer in zip(QUESTIONS, ANSWERS, strict=True):
         with (
             client.start_as_current_observation(as_type="agent", name="diagnose", input=question) as run,
-            propagate_attributes(session_id="conv-langfuse", user_id="u-42", tags=["chat"]),
+            propagate_attributes(
+                session_id="conv-langfuse",
+                user_id="u-42",
+                tags=["chat", "order-service"],
+                trace_name="diagnose-chat",
+                metadata={"tenant": "acme", "channel": "web"},
+            ),
         ):
             with client.start_as_current_observation(
                 as_type="generation",
@@ -89,11 +96,17 @@ def test_the_langfuse_sdk_unchanged(live_server, api_key):
     plan = turns[0].steps.get(name="plan")
     assert (plan.detail["model"], plan.detail["inputTokens"], plan.detail["outputTokens"]) == ("qwen-max", 30, 12)
     assert plan.detail["user"] == "u-42"
+    # The trace's tags, name and metadata, which the SDK writes on every span of the trace.
+    assert (plan.detail["tags"], plan.detail["traceName"], plan.detail["metadata"]) == (
+        ["chat", "order-service"],
+        "diagnose-chat",
+        {"tenant": "acme", "channel": "web"},
+    )
     assert turns[0].invocations.get().tool_name == "lookup_knowledge"
 
 
 def test_phoenix_otel_with_openinference_unchanged(live_server, api_key):
-    from openinference.instrumentation import using_session, using_user
+    from openinference.instrumentation import using_session, using_tags, using_user
     from phoenix.otel import register
 
     provider = register(
@@ -108,6 +121,7 @@ def test_phoenix_otel_with_openinference_unchanged(live_server, api_key):
         with (
             using_session("conv-phoenix"),
             using_user("u-7"),
+            using_tags(["chat", "phoenix"]),
             tracer.start_as_current_span("diagnose", openinference_span_kind="chain") as run,
         ):
             run.set_input(question)
@@ -120,6 +134,8 @@ def test_phoenix_otel_with_openinference_unchanged(live_server, api_key):
 
     turns = assert_three_turns_of_one_conversation("conv-phoenix")
     assert [turn.invocations.get().tool_name for turn in turns] == ["lookup_knowledge"] * 3
+    tool_step = turns[0].steps.get(name="lookup_knowledge")  # a tool under the root: a step of its own
+    assert (tool_step.detail["user"], tool_step.detail["tags"]) == ("u-7", ["chat", "phoenix"])
 
 
 def test_the_plain_opentelemetry_sdk_with_genai_conventions(live_server, api_key):
