@@ -8,12 +8,17 @@ from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.db import transaction
 from django.template.response import TemplateResponse
+from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from backoffice.forms import BulkReviewFormSet
+from backoffice.listing import inspector_url
+from backoffice.models import ReviewLock
+from backoffice.services.sharing import lock_holder_name, review_locks_held_by_others
 from cases.models import BadCaseSource
 from cases.services import bad_case_open_for_session
+from diagnosis.models import DiagnosisSession
 from diagnosis.services.evaluation import session_evaluation_request
 from diagnosis.services.reviews import session_mark_reviewed
 
@@ -21,6 +26,8 @@ from diagnosis.services.reviews import session_mark_reviewed
 MAX_ACTION_ROWS = 1000
 # The bulk review page lists at most this many sessions, each with its own judgement.
 MAX_REVIEW_ROWS = 100
+# A warning about reviews recorded over other reviewers' holds names at most this many sessions.
+MAX_NAMED_HOLDS = 10
 BULK_REVIEW_FIELDS = [
     "pk",
     "session_id",
@@ -125,6 +132,9 @@ class SessionActionsMixin:
                     request, gettext("A reviewed session is not among the selected ones."), messages.ERROR
                 )
                 return None
+            held = review_locks_held_by_others(
+                session_pks=[form.cleaned_data["session"] for form in chosen], user=request.user
+            )
             with transaction.atomic():
                 for form in chosen:
                     session = by_pk[form.cleaned_data["session"]]
@@ -146,6 +156,10 @@ class SessionActionsMixin:
                 % {"reviewed": len(chosen), "skipped": skipped},
                 messages.SUCCESS,
             )
+            if held:  # the lock is soft: the reviews stand, and their author learns whose holds they crossed
+                self.message_user(
+                    request, _held_warning([(by_pk[pk], lock) for pk, lock in held.items()]), messages.WARNING
+                )
             return None
         rows = [(form, by_pk.get(_as_int(form["session"].value()))) for form in formset]
         context = {
@@ -163,6 +177,30 @@ class SessionActionsMixin:
         }
         request.current_app = self.admin_site.name
         return TemplateResponse(request, "admin/backoffice/bulk_review.html", context, status=400 if applying else 200)
+
+
+def _held_warning(held: list[tuple[DiagnosisSession, ReviewLock]]) -> str:
+    """ "2 sessions were open in other reviewers' inspectors ...: s-1 (alice), s-4 (bob)", each
+    session a link to its inspector; past `MAX_NAMED_HOLDS` the list ends with "…"."""
+    held = sorted(held, key=lambda pair: pair[0].session_id)
+    named = format_html_join(
+        ", ",
+        '<a href="{}">{}</a> ({})',
+        (
+            (inspector_url(session.pk), session.session_id, lock_holder_name(lock))
+            for session, lock in held[:MAX_NAMED_HOLDS]
+        ),
+    )
+    if len(held) > MAX_NAMED_HOLDS:
+        named = format_html("{}, …", named)
+    template = ngettext(
+        "{n} session was open in another reviewer's inspector: your review was recorded over their hold ({sessions}). "
+        "Tell them, so that it is not reviewed twice.",
+        "{n} sessions were open in other reviewers' inspectors: your reviews were recorded over their holds "
+        "({sessions}). Tell them, so that they are not reviewed twice.",
+        len(held),
+    )
+    return format_html(template, n=len(held), sessions=named)
 
 
 def _as_int(value) -> int | None:

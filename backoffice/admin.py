@@ -30,13 +30,14 @@ from backoffice.models import TriageItem
 from backoffice.services.sharing import (
     HEARTBEAT_SECONDS,
     REASSIGN_PERMISSION,
+    lock_holder_name,
     review_lock_held_by_other,
     review_lock_refresh,
     review_lock_release,
     triage_assignments_release,
     triage_assignments_take,
 )
-from backoffice.triage import TRIAGE_CHANGELIST, lock_holder_name, presence_label
+from backoffice.triage import TRIAGE_CHANGELIST, presence_label
 from cases import services as case_services
 from cases.models import BadCase, BadCaseSource, Case
 from core.adminkit.csv_export import CSVExportMixin

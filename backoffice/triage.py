@@ -27,6 +27,7 @@ from backoffice.actions import MAX_ACTION_ROWS, SessionActionsMixin
 from backoffice.listing import FILTERS_VAR, InspectorListMixin, inspector_url
 from backoffice.models import ReviewLock, TriageItem
 from backoffice.services.sharing import (
+    lock_holder_name,
     lock_is_live,
     triage_assignments_release,
     triage_assignments_take,
@@ -50,10 +51,6 @@ REASONS = {
         Q(evaluation_state__in=[EvaluationState.PARTIAL, EvaluationState.FAILED]),
     ),
 }
-
-
-def lock_holder_name(lock: ReviewLock) -> str:
-    return lock.holder.get_full_name() or lock.holder.get_username()
 
 
 def presence_label(lock: ReviewLock | None, *, viewer) -> str:

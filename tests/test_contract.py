@@ -1,6 +1,9 @@
 """The schema's promises, and the hook that holds every response of the suite to them (tests/contract.py)."""
 
 import json
+import re
+import tomllib
+from pathlib import Path
 
 import pytest
 from django.urls import URLResolver, get_resolver
@@ -124,3 +127,20 @@ def test_an_accept_header_without_json_is_the_documented_406(api):
 
     assert response.status_code == 406
     assert response.json()["error"]["code"] == "not_acceptable"
+
+
+def test_the_live_fuzzing_step_of_ci_runs_every_default_check():
+    """Schemathesis runs all its checks unless told fewer: CI tells it none fewer (issue 22, point 7)."""
+    root = Path(__file__).resolve().parent.parent
+    ci = (root / ".ci" / "run").read_text(encoding="utf-8")
+    # The schemathesis command with its continuation lines.
+    [command] = re.findall(r"\.venv/bin/schemathesis (?:.*\\\n)*.*", ci)
+    config = tomllib.loads((root / ".ci" / "schemathesis.toml").read_text(encoding="utf-8"))
+    check_sections = [config.get("checks", {})] + [operation.get("checks", {}) for operation in config["operations"]]
+
+    assert not re.search(r"(\s-c\s|--checks|--exclude-checks)", command), command
+    assert all(
+        section.get("enabled", True)
+        and all(check.get("enabled", True) for check in section.values() if isinstance(check, dict))
+        for section in check_sections
+    ), check_sections

@@ -108,6 +108,15 @@ def test_secure_cookies_may_be_turned_off_from_the_environment():
     }
 
 
+def test_the_readme_says_when_to_turn_the_secure_cookies_off():
+    operations = (ROOT / "README.md").read_text(encoding="utf-8").split("## Operations", 1)[1]
+    [bullet] = [item for item in operations.split("\n- ") if item.startswith("**Secure cookies**")]
+
+    assert "`SESSION_COOKIE_SECURE=false`" in bullet and "`CSRF_COOKIE_SECURE=false`" in bullet
+    assert "plain HTTP" in bullet and "terminates TLS elsewhere" in bullet
+    assert "docs/operations.md" in bullet
+
+
 @pytest.mark.parametrize("name", ["SESSION_COOKIE_SECURE", "CSRF_COOKIE_SECURE"])
 def test_a_secure_cookie_flag_that_is_no_boolean_refuses_to_start(name):
     with pytest.raises(RuntimeError, match=f"{name} must be a boolean"):

@@ -139,6 +139,10 @@ def lock_is_live(lock: ReviewLock | None, *, now: dt.datetime | None = None) -> 
     return lock.seen_at >= (now or timezone.now()) - dt.timedelta(seconds=REVIEW_LOCK_SECONDS)
 
 
+def lock_holder_name(lock: ReviewLock) -> str:
+    return lock.holder.get_full_name() or lock.holder.get_username()
+
+
 def review_lock_refresh(*, session: DiagnosisSession, user: AbstractBaseUser) -> ReviewLock:
     """The inspector's heartbeat: `user` has `session` open. Returns the session's live lock: the
     user's own (taken or refreshed), or another reviewer's, which it leaves alone.
@@ -166,11 +170,17 @@ def review_lock_refresh(*, session: DiagnosisSession, user: AbstractBaseUser) ->
     return lock
 
 
+def review_locks_held_by_others(*, session_pks: list[int], user: AbstractBaseUser) -> dict[int, ReviewLock]:
+    """The live locks other reviewers hold on these sessions, by session pk, in one query. The lock
+    stays soft: a review recorded meanwhile is recorded, and the reviewer is told whose hold it went
+    over."""
+    locks = ReviewLock.objects.filter(session_id__in=session_pks).exclude(holder=user).select_related("holder")
+    return {lock.session_id: lock for lock in locks if lock_is_live(lock)}
+
+
 def review_lock_held_by_other(*, session: DiagnosisSession, user: AbstractBaseUser) -> ReviewLock | None:
-    """The live lock another reviewer holds on `session`, if any. The lock stays soft: a review
-    recorded meanwhile is recorded, and the reviewer is told whose hold it went over."""
-    lock = ReviewLock.objects.filter(session=session).exclude(holder=user).select_related("holder").first()
-    return lock if lock_is_live(lock) else None
+    """The live lock another reviewer holds on `session`, if any (`review_locks_held_by_others`)."""
+    return review_locks_held_by_others(session_pks=[session.pk], user=user).get(session.pk)
 
 
 def review_lock_release(*, session: DiagnosisSession, user: AbstractBaseUser) -> None:

@@ -9,6 +9,7 @@ from django.core.exceptions import PermissionDenied
 from django.test import Client
 from django.urls import reverse
 
+from backoffice.actions import MAX_NAMED_HOLDS
 from backoffice.models import ReviewLock, TriageAssignment
 from backoffice.services.sharing import (
     REVIEW_LOCK_SECONDS,
@@ -16,8 +17,10 @@ from backoffice.services.sharing import (
     triage_assignments_release,
     triage_assignments_take,
 )
+from diagnosis.models import SessionReview
 from tests import clock
 from tests.admin.conftest import _user_in, logged_in
+from tests.admin.test_actions import bulk_review_data
 from tests.admin.test_queries import EXPECTED
 from tests.factories import UserFactory, evaluated_session
 
@@ -229,3 +232,61 @@ def test_a_review_without_another_live_hold_says_nothing_of_holds(reviewer_clien
     )
 
     assert _messages(response) == ["Review recorded; the session left the triage queue."]
+
+
+def _warnings(response) -> list[str]:
+    return [str(m) for m in response.context["messages"] if m.level_tag == "warning"]
+
+
+def test_a_bulk_review_over_other_reviewers_holds_names_those_sessions_on_the_page(
+    reviewer_client, reviewer, alice, rejected
+):
+    review_lock_refresh(session=rejected[0], user=alice)
+    review_lock_refresh(session=rejected[1], user=reviewer)  # his own hold is no news to him
+    review_lock_refresh(session=rejected[2], user=_user_in("Reviewer", "carol"))
+    data = bulk_review_data(rejected, dict.fromkeys(range(3), ("wrong", "yes", "")))
+
+    response = reviewer_client.post(TRIAGE, data, follow=True)
+
+    assert SessionReview.objects.count() == 3  # soft: every review is recorded all the same
+    links = ", ".join(
+        f'<a href="{url("change", session)}">{session.session_id}</a> ({name})'
+        for session, name in [(rejected[0], "alice"), (rejected[2], "carol")]
+    )
+    assert _warnings(response) == [
+        "2 sessions were open in other reviewers' inspectors: your reviews were recorded over their holds "
+        f"({links}). Tell them, so that they are not reviewed twice."
+    ]
+    assert links in response.content.decode()  # links, not escaped markup
+    assert ReviewLock.objects.get(session=rejected[0]).holder == alice  # their holds stay
+
+
+def test_a_bulk_review_names_at_most_ten_held_sessions_and_speaks_chinese(reviewer_client, alice, project):
+    sessions = [evaluated_session(project, f"h-{i:02}", verdict="REJECT") for i in range(MAX_NAMED_HOLDS + 1)]
+    for session in sessions:
+        review_lock_refresh(session=session, user=alice)
+    reviewer_client.cookies["django_language"] = "zh-hans"
+
+    response = reviewer_client.post(
+        TRIAGE, bulk_review_data(sessions, dict.fromkeys(range(len(sessions)), ("wrong", "yes", ""))), follow=True
+    )
+
+    [warning] = _warnings(response)
+    assert warning.startswith("11 个会话")
+    assert "h-09</a> (alice), …" in warning and "h-10" not in warning
+
+
+@pytest.mark.parametrize("hold", ["none", "own", "expired"])
+def test_a_bulk_review_without_another_live_hold_says_nothing_of_holds(
+    reviewer_client, reviewer, alice, rejected, hold
+):
+    if hold == "own":
+        review_lock_refresh(session=rejected[0], user=reviewer)
+    if hold == "expired":
+        with time_machine.travel(clock.ago(seconds=REVIEW_LOCK_SECONDS + 60)):
+            review_lock_refresh(session=rejected[0], user=alice)
+
+    response = reviewer_client.post(TRIAGE, bulk_review_data(rejected, {0: ("wrong", "yes", "")}), follow=True)
+
+    assert SessionReview.objects.count() == 1
+    assert _warnings(response) == []

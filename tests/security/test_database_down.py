@@ -11,11 +11,12 @@ answered is the connect and pool timeouts the driver gets, asserted here, never 
 import copy
 import socket
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 from django.db import DEFAULT_DB_ALIAS, OperationalError, connection, connections
 from django.test import Client
-from psycopg.conninfo import conninfo_to_dict
+from psycopg.conninfo import conninfo_to_dict, timeout_from_conninfo
 
 from tests.admin.conftest import PASSWORD, logged_in
 from tests.factories import UserFactory, chat_payload, session_ingest
@@ -218,3 +219,14 @@ def test_production_defaults_answer_an_outage_within_a_second():
 
     assert production["connect_timeout"] == 2  # psycopg's (and libpq's) minimum
     assert production["pool"]["timeout"] == 0.5  # a request's wait for a connection, outage or not
+
+
+def test_a_connect_timeout_below_two_seconds_is_two_and_the_operations_guide_says_so(settings):
+    """Two seconds is the floor (libpq's connectDBComplete, psycopg's timeout_from_conninfo), so
+    the guide must not promise less for a server that does not answer."""
+    operations = (Path(settings.BASE_DIR) / "docs" / "operations.md").read_text(encoding="utf-8")
+    outage = operations.split("## When the database is down", 1)[1].split("\n## ", 1)[0]
+
+    assert timeout_from_conninfo({"connect_timeout": "1"}) == 2
+    assert "a refused connection (the usual outage: nothing listens) fails at once" in outage
+    assert "2 s at least: libpq and psycopg count a lower value as 2" in " ".join(outage.split())
