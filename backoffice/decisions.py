@@ -9,6 +9,10 @@ session by (project slug, sessionId), a case by its UUID, a person by username.
 Import is one transaction for the whole file: each line is stored in a savepoint, and when any
 line is refused (with its number, the field and why) the file's changes are all rolled back, so
 a file is imported entirely or not at all. Re-importing a file changes nothing.
+
+A record that changes what a session's trace or its read shows (its feedback, events, case, bad
+case; an end user's vote, for the lock order) moves the session's trace version, once per import
+however many records it has, before the record's rows are written (`References.trace_changed`).
 """
 
 import json

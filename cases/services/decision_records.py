@@ -117,6 +117,12 @@ def case_store(*, record: Record, references: References) -> bool:
     rows = Case.objects.filter(pk=case_id)
     current = rows.values(*values).first()
     changed = current != values
+    if changed:
+        # The case shows in its session's trace, and leaves the trace of a session it had: the sessions'
+        # rows before the case's, as a vote takes them. (Its revisions are not in the trace.)
+        before = current["session_id"] if current is not None else None
+        for session_pk in sorted({values["session_id"], before} - {None}):
+            references.trace_changed(session_pk)
     if current is None:
         Case.objects.create(id=case_id, **values)
     if changed:
@@ -180,12 +186,15 @@ def bad_case_store(*, record: Record, references: References) -> bool:
     if source != BadCaseSource.VERIFIER:
         same = same.filter(created_at=created_at)
     pk = same.order_by("pk").values_list("pk", flat=True).first()
-    if values["status"] in OPEN_BAD_CASE_STATUSES:
-        _make_way_for_open(record=record, session=session, keep_pk=pk)
     rows = BadCase.objects.filter(pk=pk)
     current = rows.values(*values).first() if pk is not None else None
     if current == values:
-        return False
+        return False  # and if open, it is the session's one open bad case: nothing to make way for
+    # The trace shows the session's bad case: the session's row before its bad cases' (deleted or
+    # written), as a vote takes them.
+    references.trace_changed(session.pk)
+    if values["status"] in OPEN_BAD_CASE_STATUSES:
+        _make_way_for_open(record=record, session=session, keep_pk=pk)
     if current is None:
         rows = BadCase.objects.filter(pk=BadCase.objects.create(session_id=session.pk, **values).pk)
     rows.update(**values)  # the timestamps are auto_now(_add): set after the insert

@@ -25,7 +25,6 @@ from diagnosis.models import (
 )
 from diagnosis.services.export import instant_text
 from diagnosis.services.records import Record, References, username_of
-from diagnosis.services.trace_version import TRACE_CHANGED
 from diagnosis.signals import figures_changed
 
 
@@ -62,8 +61,9 @@ def session_state_store(*, record: Record, references: References) -> bool:
     if rows.values(*values).get() == values:
         return False
     # Not save(): updated_at says when the agent's content changed (the evaluation compares it). The
-    # feedback shows in the session read and its trace: their version moves in the same UPDATE.
-    rows.update(**values, **TRACE_CHANGED)
+    # feedback shows in the session read and its trace: their version moves in the same UPDATE (once
+    # per import: another record of the session may have moved it already).
+    rows.update(**values, **references.trace_change(session.pk))
     figures_changed.send(sender=DiagnosisSession, moments=[(session.project_id, session.created_at)])
     return True
 

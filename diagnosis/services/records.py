@@ -5,7 +5,8 @@ its records as plain dicts and reads them back through `Record`, whose accessors
 missing, mistyped or unknown field with a `RecordError` naming it. `References` resolves what a
 record names: a project by slug, a session by (project slug, sessionId), a user by username (a
 user the database does not know is created inactive, without a password or any permission, so
-the history keeps its names and nobody can log in as them until an administrator says so).
+the history keeps its names and nobody can log in as them until an administrator says so). It
+also marks each session's trace changed once per import (`trace_changed`, `trace_change`).
 """
 
 import datetime as dt
@@ -18,6 +19,7 @@ from django.db import models
 
 from core.tenancy.models import Project
 from diagnosis.models import DiagnosisSession
+from diagnosis.services.trace_version import TRACE_CHANGED, session_trace_changed
 
 
 class RecordError(ValueError):
@@ -120,7 +122,8 @@ class Record:
 
 
 class References:
-    """What records name, resolved once per import: projects, sessions, users.
+    """What records name, resolved once per import: projects, sessions, users; and the sessions whose
+    trace the import has marked changed, each once (`trace_changed`).
 
     `created_users` lists the usernames created (inactive) on the way.
     """
@@ -131,7 +134,25 @@ class References:
         self._projects: dict[str, Project] = {}
         self._sessions: dict[tuple[str, str], DiagnosisSession] = {}
         self._users: dict[str, AbstractBaseUser] = {}
+        self._traces_changed: set[int] = set()
         self.created_users: list[str] = []
+
+    def trace_changed(self, session_pk: int) -> None:
+        """Mark the session's trace changed (`session_trace_changed`) the first time this import asks.
+
+        Call before writing the session's rows (its feedback, votes, case, bad cases): the session's
+        row lock comes first, as in a vote. The import is one transaction, so once is enough.
+        """
+        if session_pk not in self._traces_changed:
+            session_trace_changed(session_pk=session_pk)
+            self._traces_changed.add(session_pk)
+
+    def trace_change(self, session_pk: int) -> dict[str, Any]:
+        """For an UPDATE of the session's own row: `TRACE_CHANGED` the first time this import asks, then nothing."""
+        if session_pk in self._traces_changed:
+            return {}
+        self._traces_changed.add(session_pk)
+        return TRACE_CHANGED
 
     def project(self, record: Record, key: str = "project") -> Project:
         slug = record.text(key)

@@ -67,6 +67,7 @@ def feedback_event_store(*, record: Record, references: References) -> bool:
     current = rows.values(*values).first()
     if current == values:
         return False
+    references.trace_changed(session.pk)  # the trace lists the session's events
     if current is None:
         rows = FeedbackEvent.objects.filter(pk=FeedbackEvent.objects.create(session_id=session.pk, **values).pk)
     rows.update(created_at=created_at, **values)  # created_at is auto_now_add: set it after the insert
@@ -97,6 +98,9 @@ def end_user_vote_store(*, record: Record, references: References) -> bool:
     current = rows.values(*values).first()
     if current == values:
         return False
+    # The trace does not show the vote, but a vote writes it under the session's row lock: taken first
+    # here too, so an import and a vote never wait on each other's rows in opposite orders.
+    references.trace_changed(session.pk)
     if current is None:
         EndUserVote.objects.create(session_id=session.pk, end_user_id=end_user_id, **values)
     rows.update(**values)  # updated_at is auto_now: set it after the write

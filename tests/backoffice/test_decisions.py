@@ -234,6 +234,25 @@ def test_reimporting_changes_nothing(decided, tmp_path):
     assert export_decisions() == exported.read_text(encoding="utf-8")
 
 
+def test_an_import_moves_each_sessions_trace_version_once(decided, tmp_path):
+    """Once per session, however many of its records change it (tests/trace/test_trace_freshness.py
+    has each kind's); a re-import changes nothing, the versions included."""
+    exported = tmp_path / "decisions.jsonl"
+    exported.write_text(export_decisions(), encoding="utf-8")
+    sessions_only_again(tmp_path)
+    before = dict(DiagnosisSession.objects.values_list("session_id", "trace_version"))
+
+    import_decisions(exported)
+
+    after = dict(DiagnosisSession.objects.values_list("session_id", "trace_version"))
+    assert {session_id: after[session_id] - version for session_id, version in before.items()} == {
+        "s-useful": 1,
+        "s-reject": 1,
+    }
+    import_decisions(exported)
+    assert dict(DiagnosisSession.objects.values_list("session_id", "trace_version")) == after
+
+
 def test_people_the_database_does_not_know_are_created_inactive_without_a_password(decided, tmp_path):
     exported = tmp_path / "decisions.jsonl"
     exported.write_text(export_decisions(), encoding="utf-8")
