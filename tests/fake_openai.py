@@ -2,7 +2,8 @@
 clients instrumented as OpenLLMetry instruments the OpenAI SDK.
 
 It plays its `script` in order, the last step repeating, and records every request. Steps:
-- "ok": a chat completion whose message content is `reply` (with usage counts);
+- "ok": a chat completion whose message content is `reply` (with usage counts), or, where `replies`
+  is set, the next of them (a client in another process, which cannot set `reply` between calls);
 - "malformed": content that is not JSON; "bad_verdict": JSON without a judge's verdict;
 - "slow": "ok" after 0.6 s;
 - "held": "ok" once the test calls `release()` (at most 30 s later): a caller caught mid-request;
@@ -22,6 +23,7 @@ class FakeOpenAI:
     def __init__(self) -> None:
         self.script: list[str] = ["ok"]
         self.reply = VERDICT
+        self.replies: list[str] = []
         self.requests: list[dict] = []
         self._released = threading.Event()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), type("Handler", (_Handler,), {"fake": self}))
@@ -66,7 +68,8 @@ class _Handler(BaseHTTPRequestHandler):
             status, _, retry_after = step[4:].partition(":")
             self._send(int(status), {"error": {"message": "nope"}}, {"Retry-After": retry_after} if retry_after else {})
             return
-        content = {"ok": self.fake.reply, "malformed": "this is {not json", "bad_verdict": json.dumps({"verdict": "?"})}
+        ok = self.fake.replies.pop(0) if self.fake.replies else self.fake.reply
+        content = {"ok": ok, "malformed": "this is {not json", "bad_verdict": json.dumps({"verdict": "?"})}
         self._send(
             200,
             {

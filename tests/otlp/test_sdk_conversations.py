@@ -1,26 +1,22 @@
 """Clients nobody here wrote, unchanged, against a live server: the Langfuse SDK, Phoenix's
-`phoenix.otel` with OpenInference, the plain OpenTelemetry SDK and OpenLLMetry's conventions each
+`phoenix.otel` with OpenInference, the plain OpenTelemetry SDK and OpenLLMetry's traceloop-sdk each
 send a three-turn conversation. Each turn (a trace) becomes one session, the SDK's session id groups
 them into one conversation, and nothing is refused: no span counted as rejected anywhere.
 
-OpenLLMetry: traceloop-sdk pulls some thirty instrumentation packages, one of which (its threading
-instrumentation) needs an older opentelemetry-api than this project's opentelemetry-sdk (the conflict
-is spelled out in requirements-dev.txt), so the LLM call goes through the OpenAI SDK instrumented by
-OpenLLMetry's own OpenAI instrumentation (against a local fake OpenAI server), its decorators' spans
-are written with the attribute names of its conventions package (opentelemetry-semantic-conventions-ai),
-its association properties set as its span processor sets them, and all of it is sent by the
-OpenTelemetry SDK's OTLP/HTTP exporter.
+OpenLLMetry: traceloop-sdk runs as an agent runs it, in a process of its own
+(tests/otlp/traceloop_agent.py), its LLM calls through the OpenAI SDK to a local fake OpenAI server.
 """
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
-from openai import OpenAI
+from django.conf import settings
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-from opentelemetry.instrumentation.openai import OpenAIInstrumentor
-from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
+from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.semconv_ai import SpanAttributes, TraceloopSpanKindValues
 
 from diagnosis.models import DiagnosisSession
 from otlp.models import BufferedTrace, TraceState
@@ -172,71 +168,42 @@ def test_the_plain_opentelemetry_sdk_with_genai_conventions(live_server, api_key
     assert turns[1].steps.get().detail["inputTokens"] == 40
 
 
-class AssociationProperties(SpanProcessor):
-    """What traceloop-sdk's span processor does with `Traceloop.set_association_properties`: the
-    conversation's properties on every span started, the instrumentations' spans included."""
-
-    def __init__(self, properties: dict[str, str]) -> None:
-        self.properties = properties
-
-    def on_start(self, span, parent_context=None) -> None:
-        for name, value in self.properties.items():
-            span.set_attribute(f"{SpanAttributes.TRACELOOP_ASSOCIATION_PROPERTIES}.{name}", value)
-
-
-def openllmetry_turn(tracer, llm: OpenAI, question: str) -> str:
-    """One workflow as OpenLLMetry records it: the @workflow decorator's span, an @tool span, and the
-    LLM call through the OpenAI SDK, recorded by OpenLLMetry's own OpenAI instrumentation."""
-    with tracer.start_as_current_span(
-        "diagnose.workflow",
-        attributes={
-            SpanAttributes.TRACELOOP_SPAN_KIND: TraceloopSpanKindValues.WORKFLOW.value,
-            SpanAttributes.TRACELOOP_ENTITY_NAME: "diagnose",
-            SpanAttributes.TRACELOOP_ENTITY_INPUT: json.dumps({"args": [question], "kwargs": {}}, ensure_ascii=False),
-        },
-    ) as workflow:
-        with tracer.start_as_current_span(
-            "lookup_knowledge.tool",
-            attributes={
-                SpanAttributes.TRACELOOP_SPAN_KIND: TraceloopSpanKindValues.TOOL.value,
-                SpanAttributes.TRACELOOP_ENTITY_NAME: "lookup_knowledge",
-                SpanAttributes.TRACELOOP_ENTITY_INPUT: json.dumps({"args": [], "kwargs": {"q": question}}),
-                SpanAttributes.TRACELOOP_ENTITY_OUTPUT: json.dumps(RUNBOOK, ensure_ascii=False),
-            },
-        ):
-            pass
-        completion = llm.chat.completions.create(
-            model="gpt-4o-mini", messages=[{"role": "user", "content": f"{RUNBOOK}\n{question}"}]
-        )
-        answer = completion.choices[0].message.content
-        workflow.set_attribute(SpanAttributes.TRACELOOP_ENTITY_OUTPUT, json.dumps(answer, ensure_ascii=False))
-    return answer
-
-
-def test_openllmetry_with_its_openai_instrumentation(live_server, api_key, fake_openai):
-    provider, results = otlp_provider(f"{live_server.url}/v1/traces", {"Authorization": f"Api-Key {api_key}"})
-    provider.add_span_processor(AssociationProperties({"session_id": "conv-openllmetry", "user_id": "u-9"}))
-    instrumentor = OpenAIInstrumentor()
-    instrumentor.instrument(tracer_provider=provider)
-    try:
-        llm = OpenAI(base_url=fake_openai.url, api_key="sk-test", max_retries=0)
-        tracer = provider.get_tracer("traceloop.tracer")
-        for question, answer in zip(QUESTIONS, ANSWERS, strict=True):
-            fake_openai.reply = answer
-            assert openllmetry_turn(tracer, llm, question) == answer
-    finally:
-        instrumentor.uninstrument()
-        provider.shutdown()
-
-    assert all(result.name == "SUCCESS" for result in results)
-    turns = assert_three_turns_of_one_conversation("conv-openllmetry")
+@pytest.mark.parametrize("mode", ["associations", "conversation"])
+def test_openllmetry_traceloop_sdk_unchanged(live_server, api_key, fake_openai, mode):
+    """traceloop-sdk in a process of its own (tests/otlp/traceloop_agent.py: `Traceloop.init` is once
+    per process and instruments for good), its conversation named by its session-id association
+    property or by its @conversation decorator."""
+    fake_openai.replies = list(ANSWERS)
+    env = {
+        **os.environ,
+        "SELFEVAL_URL": live_server.url,
+        "SELFEVAL_API_KEY": api_key,
+        "OPENAI_BASE_URL": fake_openai.url,
+        "OPENAI_API_KEY": "sk-test",
+        "CONVERSATION_MODE": mode,
+        "TRACELOOP_TELEMETRY": "false",
+        "TRACELOOP_METRICS_ENABLED": "false",  # SelfEval takes traces, not metrics (docs/otlp.md)
+    }
+    agent = subprocess.run(
+        [sys.executable, "-m", "tests.otlp.traceloop_agent"],
+        input="\n".join(QUESTIONS),
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=settings.BASE_DIR,
+        timeout=120,
+        check=False,
+    )
+    assert agent.returncode == 0, agent.stderr
+    assert json.loads(agent.stdout.strip().splitlines()[-1]) == list(ANSWERS)
+    turns = assert_three_turns_of_one_conversation("conv-traceloop")
     llm_step = turns[2].steps.get(name="openai.chat")
     assert (llm_step.detail["model"], llm_step.detail["totalTokens"], llm_step.detail["user"]) == (
         "gpt-4o-mini",
         29,
         "u-9",
     )
-    assert turns[2].invocations.get().tool_name == "lookup_knowledge.tool"
+    assert [turn.invocations.get().tool_name for turn in turns] == ["lookup_knowledge"] * 3  # gen_ai.tool.name
     assert len(fake_openai.requests) == 3
 
 
