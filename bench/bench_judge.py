@@ -51,12 +51,13 @@ def real_pairs() -> list:
     return pairs[::step]  # every file, spread
 
 
-def sessions(pairs: list, size: int) -> list[tuple[str, list]]:
-    """Refs of about `size` characters, each with the pairs whose evidence it holds and cites."""
+def sessions(pairs: list, size: int, claims: int) -> list[tuple[str, list]]:
+    """Refs of about `size` characters holding `claims` claims in all, each ref with the pairs whose
+    evidence it holds and cites (the pairs taken in turn, from the start again when they run out)."""
     out, at = [], 0
     claimed = 0
-    while claimed < CLAIMS:
-        cited = pairs[at : at + CLAIMS_PER_REF]
+    while claimed < claims:
+        cited = [pairs[(at + k) % len(pairs)] for k in range(CLAIMS_PER_REF)]
         at += CLAIMS_PER_REF
         body = "\n".join(p.evidence for p in cited)
         filler = []
@@ -70,8 +71,8 @@ def sessions(pairs: list, size: int) -> list[tuple[str, list]]:
     return out
 
 
-def run(pairs: list, size: int, judge: DeterministicJudge) -> tuple[float, int]:
-    refs = sessions(pairs, size)
+def run(pairs: list, size: int, judge: DeterministicJudge, claims: int = CLAIMS) -> tuple[float, int]:
+    refs = sessions(pairs, size, claims)
     judged = 0
     started = time.perf_counter()
     for n, (content, cited) in enumerate(refs):
@@ -93,7 +94,7 @@ def main() -> None:
     warm_up()
     pairs = real_pairs()
     judge = DeterministicJudge()
-    run(pairs[:50], 500, judge)  # load the model and the word lists
+    run(pairs, 500, judge, claims=48)  # load the model and the word lists
     print(f"deterministic judge on real pairs, {CLAIMS_PER_REF} claims per ref, single thread")
     rates = {}
     for size in SIZES:
