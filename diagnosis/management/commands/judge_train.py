@@ -5,8 +5,10 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from judge.model import MODEL_PATH
+from judge.encoder import sentence_encoder
+from judge.model import ENCODER_MODEL_PATH, MODEL_PATH
 from judge.train import (
+    ENCODER_CACHE,
     FEATURE_CACHE,
     KIND,
     MANIFEST,
@@ -25,7 +27,9 @@ class Command(BaseCommand):
     help = (
         "Fit the judge's model on the fitting parts of the files of judge/data/train/manifest.json (features cached "
         "in judge/data/features.jsonl.gz), calibrate it and choose its thresholds leave one group out; write "
-        "judge/data/model.json. Needs scikit-learn (requirements-dev.txt)."
+        "judge/data/model.json, and with the sentence encoder installed (requirements-encoder.txt) the English pairs' "
+        "model with its cosine, judge/data/model_encoder.json (cosines cached in judge/data/encoder.jsonl.gz). "
+        "Needs scikit-learn (requirements-dev.txt)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -45,15 +49,26 @@ class Command(BaseCommand):
         )  # new rarities: every feature again
         cache = {} if fresh else cache_read()
         known = len(cache)
+        sources = manifest_read(options["manifest"])
         try:
             rows = training_rows(manifest=options["manifest"], cache=cache)
-            model = model_train(rows=rows, kind=options["kind"], sources=manifest_read(options["manifest"]))
+            self._write(MODEL_PATH, model_train(rows=rows, kind=options["kind"], sources=sources), len(rows))
+            if sentence_encoder() is None:
+                self.stdout.write(f"the sentence encoder is not installed: {ENCODER_MODEL_PATH} not refitted")
+            else:
+                cosines = {} if options["fresh"] else cache_read(ENCODER_CACHE, encoded=True)
+                encoded = len(cosines)
+                rows = training_rows(manifest=options["manifest"], cache=cache, cosines=cosines)
+                model = model_train(rows=rows, kind=options["kind"], sources=sources)
+                if len(cosines) != encoded or options["fresh"]:
+                    cache_write(cosines, ENCODER_CACHE, encoded=True)
+                self._write(ENCODER_MODEL_PATH, model, len(rows))
         except TrainingUnavailable as exc:
             raise CommandError(str(exc)) from exc
         if len(cache) != known or fresh:
             cache_write(cache, FEATURE_CACHE)
-        MODEL_PATH.write_text(json.dumps(model, ensure_ascii=False, indent=None, separators=(",", ":")) + "\n")
-        self.stdout.write(
-            f"{len(rows)} pairs, {model['kind']} model written to {MODEL_PATH}; thresholds {model['thresholds']}; "
-            "update judge/data/MODEL_CARD.md with judge_benchmark --split heldout"
-        )
+        self.stdout.write("update judge/data/MODEL_CARD.md with judge_benchmark --split heldout")
+
+    def _write(self, path: Path, model: dict, pairs: int) -> None:
+        path.write_text(json.dumps(model, ensure_ascii=False, indent=None, separators=(",", ":")) + "\n")
+        self.stdout.write(f"{pairs} pairs, {model['kind']} model written to {path}; thresholds {model['thresholds']}")
