@@ -57,6 +57,15 @@ MESSAGES: dict[str, Spec] = {
         labels=("band",),
         sep="; ",
     ),
+    # the same, weighed with the sentence encoder: the cosine of claim and evidence is one more feature
+    "judge.decided_encoded": Spec(
+        gettext_noop(
+            "{band}: P(supported) {p_supported}, P(contradicted) {p_contradicted}, meaning similarity {similarity} "
+            "| units: {units}{more}"
+        ),
+        labels=("band",),
+        sep="; ",
+    ),
     "judge.llm": Spec("{rationale}"),  # the LLM's own words, in its language
     # the deterministic judge's units: a word of the claim or a check of its clause, and the detail
     "unit.word": Spec(gettext_noop("{text}: {detail}")),

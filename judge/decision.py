@@ -63,13 +63,17 @@ def _reasons(found: PairAnalysis, band: Band) -> tuple[Reason, ...]:
     return tuple(u.described() for u in ranked[:MAX_REASONS])
 
 
-def _rationale(units: list[Unit], band: Band, p_supported: float, p_contradicted: float) -> Reason:
+def _rationale(
+    units: list[Unit], band: Band, p_supported: float, p_contradicted: float, similarity: float | None
+) -> Reason:
     shown = [u.shown() for u in units[:MAX_SHOWN]]
+    scores = {"p_supported": round(p_supported, 3), "p_contradicted": round(p_contradicted, 3)}
+    if similarity is not None:
+        scores = {**scores, "similarity": round(similarity, 3)}
     return reason(
-        "judge.decided",
+        "judge.decided" if similarity is None else "judge.decided_encoded",
         band=band.value,
-        p_supported=round(p_supported, 3),
-        p_contradicted=round(p_contradicted, 3),
+        **scores,
         units=shown,
         more="; …" if len(units) > MAX_SHOWN else "",
     )
@@ -96,6 +100,11 @@ def claim_decide(claim: str, windows: Sequence[str], *, sources: str = "", model
     p_supported, p_contradicted = model.proba(x)
     band = band_of(p_supported, p_contradicted, found, model)
     units = [u for _, u in found.units]
+    similarity = x[-1] if model.uses_encoder else None
     return Decision(
-        band, p_supported, p_contradicted, _reasons(found, band), _rationale(units, band, p_supported, p_contradicted)
+        band,
+        p_supported,
+        p_contradicted,
+        _reasons(found, band),
+        _rationale(units, band, p_supported, p_contradicted, similarity),
     )

@@ -4,9 +4,12 @@ import random
 import sys
 
 import pytest
+from django.utils import translation
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from backoffice.plain_words import claim_summary
+from diagnosis.services.producers.judges.deterministic import message_of
 from judge import encoder as encoder_module
 from judge.decision import claim_decide, model_input
 from judge.features import ENCODER_FEATURES, FEATURES, ZH, pair_analyse
@@ -69,11 +72,26 @@ def test_an_english_pair_is_weighed_by_the_encoder_model_a_chinese_one_by_the_le
     assert model is shipped_model() and len(x) == len(FEATURES)
 
 
+def test_a_claim_weighed_with_the_encoder_says_how_close_its_meaning_is(encoder):
+    claim, evidence = "The node's disk usage is 91%", "node-3 disk usage 91% (threshold 85%)"
+
+    rationale = message_of(claim_decide(claim, (evidence,)).rationale)
+
+    assert rationale.code == "judge.decided_encoded"
+    similarity = rationale.params["similarity"]
+    assert similarity == pytest.approx(encoder.similarity(claim, (evidence,)), abs=1e-3)
+    assert f"meaning similarity {similarity}" in rationale.text
+    with translation.override("zh-hans"):
+        summary = claim_summary(verdict="SUPPORTED", code=rationale.code, params=rationale.json())
+    assert f"语义相似度为 {similarity}" in summary and "«" in summary  # the units' sentence too
+
+
 def test_switched_off_the_judge_is_the_lexical_one(switched):
     assert switched("off")() is None
     found = pair_analyse("The node's disk usage is 91%", ("node-3 disk usage 91% (threshold 85%)",))
     model, x = model_input(found)
     assert model is shipped_model() and len(x) == len(FEATURES)
+    assert claim_decide(found.claim, found.windows).rationale.code == "judge.decided"
     with pytest.raises(ModelError, match="requirements-encoder.txt"):
         model_input(found, encoder_model())
 
