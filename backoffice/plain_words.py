@@ -166,12 +166,10 @@ def claim_summary(*, verdict: str, code: str, params: Mapping[str, Any] | None) 
     if code == "judge.decided":
         return _units_sentence(unit_findings(params))
     if code == "judge.decided_encoded":
-        return " ".join((
-            _units_sentence(unit_findings(params)),
-            gettext("The meaning of the claim and of the evidence are {similarity} similar (0 to 1).").format(
-                similarity=params.get("similarity", "?")
-            ),
-        ))  # fmt: skip
+        similarity = gettext(
+            "Similarity in meaning between the claim and the evidence: {similarity} (1 = the same meaning)."
+        ).format(similarity=params.get("similarity", "?"))
+        return f"{_units_sentence(unit_findings(params))} {similarity}"
     if code in {"judge.escalated", "judge.llm_fallback"}:  # the words of the judge that decided
         inner_code, inner_params = _nested(params.get("rationale"))
         return claim_summary(verdict=verdict, code=inner_code, params=inner_params)

@@ -83,7 +83,7 @@ def test_a_claim_weighed_with_the_encoder_says_how_close_its_meaning_is(encoder)
     assert f"meaning similarity {similarity}" in rationale.text
     with translation.override("zh-hans"):
         summary = claim_summary(verdict="SUPPORTED", code=rationale.code, params=rationale.json())
-    assert f"语义相似度为 {similarity}" in summary and "«" in summary  # the units' sentence too
+    assert f"语义相似度：{similarity}" in summary and "«" in summary  # the units' sentence too
 
 
 def test_switched_off_the_judge_is_the_lexical_one(switched):
