@@ -37,6 +37,22 @@ def pytest_report_header(config):
     return f"test clock: {clock.iso(clock.now())} (replay with --test-clock={clock.iso(clock.now())})"
 
 
+@pytest.fixture
+def judge_encoder_switch(monkeypatch):
+    """switch("on" | "off" | "auto"): SELFEVAL_JUDGE_ENCODER for one test, the loaded encoder
+    returned (None when off); the suite's setting (off) comes back after the test."""
+    from judge import encoder
+
+    def switch(value: str):
+        monkeypatch.setenv(encoder.ENV, value)
+        encoder.sentence_encoder.cache_clear()
+        return encoder.sentence_encoder()
+
+    yield switch
+    monkeypatch.undo()
+    encoder.sentence_encoder.cache_clear()
+
+
 @pytest.fixture(autouse=True)
 def _pinned_clock():
     """Every test starts at the run's pinned instant; time ticks on from there (timeouts still work)."""

