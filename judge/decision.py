@@ -68,8 +68,8 @@ def _rationale(
 ) -> Reason:
     shown = [u.shown() for u in units[:MAX_SHOWN]]
     scores = {"p_supported": round(p_supported, 3), "p_contradicted": round(p_contradicted, 3)}
-    if similarity is not None:
-        scores = {**scores, "similarity": round(similarity, 3)}
+    if similarity is not None:  # the encoder's model weighed the claim: say how close in meaning
+        scores["similarity"] = round(similarity, 3)
     return reason(
         "judge.decided" if similarity is None else "judge.decided_encoded",
         band=band.value,
