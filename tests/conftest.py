@@ -9,8 +9,10 @@ os.environ.setdefault("SELFEVAL_JUDGE_ENCODER", "off")
 import pytest
 import time_machine
 from django.core.cache import cache
+from django.core.servers.basehttp import WSGIServer
 from django.db import connection
 from django.test.client import Client
+from django.test.testcases import LiveServerThread
 from rest_framework.test import APIClient
 
 from tests import clock, contract
@@ -178,6 +180,22 @@ def serialized_transactional_tests_first(items):
     ordered = sorted((items[index] for index in transactional), key=lambda item: not _is_serialized(item))
     for index, item in zip(transactional, ordered, strict=True):
         items[index] = item
+
+
+class _OneRequestAtATime(WSGIServer):
+    """The live server on in-memory SQLite: every request thread would share the one connection
+    (Django hands it to them), and two at once (a page and its presence poll) break each other's
+    savepoints ("no such savepoint"). Served in turn, each response closes its connection."""
+
+    def __init__(self, *args, connections_override=None, **kwargs):
+        super().__init__(*args, **kwargs)  # the server's own thread already uses those connections
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _live_server_in_turn_on_sqlite():
+    if connection.vendor == "sqlite":
+        LiveServerThread.server_class = _OneRequestAtATime
+    yield
 
 
 def _django_db(item) -> dict:
