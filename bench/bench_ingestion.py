@@ -132,7 +132,7 @@ def statement_counts(database: str) -> None:
 
     from core.tenancy.models import Project
     from core.tenancy.services import project_api_key_create
-    from diagnosis.serializers import SessionIngestSerializer
+    from diagnosis.serializers import session_ingest_from_body
     from diagnosis.services.ingestion import session_upsert
 
     statements: list[str] = []
@@ -151,11 +151,10 @@ def statement_counts(database: str) -> None:
     for invocations in (1, 10):
         for attempt in ("create", "replace"):
             payload = chat_session_payload(f"count-{invocations}", invocations)
-            serializer = SessionIngestSerializer(data=payload)
-            serializer.is_valid(raise_exception=True)
+            data = session_ingest_from_body(payload)
             statements.clear()
             with connection.execute_wrapper(count):
-                session_upsert(project=project, data=serializer.validated_data)
+                session_upsert(project=project, data=data)
             service = len(statements)
             payload["sessionId"] = f"http-{invocations}"
             statements.clear()

@@ -264,14 +264,17 @@ def test_ingestion_query_count_is_independent_of_invocations(api, settings, coun
     with CaptureQueriesContext(connection) as create:
         assert post(api, with_invocations(chat_payload(sessionId="fresh"), count)).status_code == 201
 
-    # savepoints, lock/create, deletes, bulk inserts: the same for 1 or 25 calls (the key is cached)
+    # savepoints, create (or the refused INSERT, then the lock), deletes, bulk inserts: the same for
+    # 1 or 25 calls (the key is cached)
     assert len(replace) == EXPECTED_REPLACE_QUERIES, [q["sql"][:80] for q in replace.captured_queries]
     assert len(create) == EXPECTED_CREATE_QUERIES, [q["sql"][:80] for q in create.captured_queries]
 
 
-# ... + the day's change mark (one insert)
-EXPECTED_REPLACE_QUERIES = 10
-EXPECTED_CREATE_QUERIES = 8
+# ... + the day's change mark (one insert). A new session is INSERTed with no lookup first
+# (savepoint, INSERT session, 3 bulk inserts, the day's mark, release); a stored one refuses that
+# INSERT (savepoint, INSERT, rollback to it) and is then locked and replaced.
+EXPECTED_REPLACE_QUERIES = 14
+EXPECTED_CREATE_QUERIES = 7
 
 
 @pytest.mark.parametrize("rows", [1, 30])
