@@ -33,6 +33,7 @@ from diagnosis.serializers import (
     SessionIngest,
     SessionSummarySerializer,
     session_ingest_from_body,
+    session_summary,
 )
 from diagnosis.services.ingestion import session_upsert
 from diagnosis.services.trace_version import version_etag
@@ -122,7 +123,7 @@ class SessionViewSet(KnownQueryParametersMixin, mixins.ListModelMixin, viewsets.
             result = session_upsert(project=project, data=payload)
             return StoredAnswer(
                 status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK,
-                body=SessionSummarySerializer(result.session).data,
+                body=session_summary(result.session),
             )
 
         answer = idempotent_answer(
@@ -234,5 +235,5 @@ def _batch_item(project, index: int, item) -> dict:
     return {
         **answer,
         "status": "created" if result.created else "replaced",
-        "session": SessionSummarySerializer(result.session).data,
+        "session": session_summary(result.session),
     }

@@ -252,9 +252,11 @@ def session_ingest_from_body(data: Any) -> SessionIngest:
                 setattr(payload, _ATTRIBUTES[name], _aware(value))
             except OverflowError:
                 errors[name] = ["Datetime value out of range."]
-    if payload.executor_output is not None and executor_output_problem(payload.executor_output) is None:
+    # Past the limits is a 400; not executor_evidence_v2 at all is stored as sent (evaluated INVALID).
+    # The unbounded check runs only when the bounded one fails.
+    if payload.executor_output is not None:
         problem = executor_output_problem(payload.executor_output, claim_limits())
-        if problem is not None:
+        if problem is not None and executor_output_problem(payload.executor_output) is None:
             path, message = problem
             errors[f"executorOutput.{path or 'non_field_errors'}"] = [message.split(" - at `")[0] + "."]
     if payload.self_evaluation is not None:
@@ -376,6 +378,17 @@ class SessionSummarySerializer(serializers.ModelSerializer):
             "evaluationState",
         ]
         read_only_fields = fields
+
+
+# One instance answers every ingestion: a serializer deep-copies its declared fields and reads the
+# model's fields on each instantiation, which cost 15 times the representation itself; the
+# instance keeps no state between calls (no data, no context).
+_SESSION_SUMMARY = SessionSummarySerializer()
+
+
+def session_summary(session: DiagnosisSession) -> dict[str, Any]:
+    """`session` as a row of `GET /api/sessions` (SessionSummarySerializer)."""
+    return _SESSION_SUMMARY.to_representation(session)
 
 
 class StepSerializer(serializers.Serializer):
