@@ -100,7 +100,7 @@ def main() -> None:
         from django.test.utils import CaptureQueriesContext
 
         from diagnosis.models import ClaimCheck, DiagnosisSession, EvidenceRef, Project
-        from diagnosis.serializers import SessionIngestSerializer
+        from diagnosis.serializers import session_ingest_from_body
         from diagnosis.services.evaluation import session_evaluate
         from diagnosis.services.evaluation_config import evaluation_config, evaluation_judge
         from diagnosis.services.evaluation_data import session_data_from_models
@@ -114,9 +114,8 @@ def main() -> None:
         project = Project.objects.create(slug="bench", name="bench")
 
         def ingest(session_id: str, invocations: int, claims: int, n: int) -> int:
-            serializer = SessionIngestSerializer(data=session_payload(session_id, invocations, claims, n))
-            serializer.is_valid(raise_exception=True)
-            return session_upsert(project=project, data=serializer.validated_data).session.pk
+            data = session_ingest_from_body(session_payload(session_id, invocations, claims, n))
+            return session_upsert(project=project, data=data).session.pk
 
         def load(pk: int):
             session = DiagnosisSession.objects.get(pk=pk)

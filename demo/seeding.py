@@ -10,7 +10,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+import msgspec
 from django.db import connection, transaction
+from rest_framework.exceptions import ValidationError
 
 from demo.generator import DemoSession, demo_session_build
 from demo.mirrored import plausible_evaluation
@@ -22,7 +24,7 @@ from diagnosis.models import (
     Project,
     ToolInvocation,
 )
-from diagnosis.serializers import SessionIngestSerializer
+from diagnosis.serializers import SessionIngest, session_ingest_from_body
 from diagnosis.services.rows import session_rows_from_payload
 from reporting.services.session_days import session_day_key, session_days_rebuild
 
@@ -35,7 +37,7 @@ PROJECT_NAMES = {"acme-chat": "ACME chat agent", "acme-aiops": "ACME AIOps agent
 
 
 class DemoDataError(ValueError):
-    """A generated payload failed SessionIngestSerializer: a bug in the generator."""
+    """A generated payload failed `session_ingest_from_body`: a bug in the generator."""
 
 
 @dataclass
@@ -72,7 +74,7 @@ def demo_sessions_seed(
     """Insert demo sessions 0..sessions-1 of `seed`; sessions already stored are skipped.
 
     Payloads with an index below `validate_below` (all when None) go through
-    SessionIngestSerializer first; the first ones cycle through every scenario, so a sample
+    `session_ingest_from_body` (every rule of the API) first; the first ones cycle through every scenario, so a sample
     of a thousand checks every shape the generator makes. `mirrored` fills the
     evaluation columns with plausible values instead of leaving them for the evaluation (the
     raw mode for large benchmarks). Each batch is one transaction: never a session without its
@@ -195,9 +197,10 @@ def _without_existing(batch: list[DemoSession], projects: dict[str, Project]) ->
 
 
 def _validate(demo: DemoSession) -> None:
-    serializer = SessionIngestSerializer(data=demo.payload)
-    if not serializer.is_valid():
-        raise DemoDataError(f"generated session {demo.session_id} is invalid: {serializer.errors}")
+    try:
+        session_ingest_from_body(demo.payload)
+    except ValidationError as error:
+        raise DemoDataError(f"generated session {demo.session_id} is invalid: {error.detail}") from None
 
 
 def _insert(
@@ -206,9 +209,13 @@ def _insert(
     batch_rows, session_rows = [], []
     for demo in batch:
         payload = demo.payload
-        # The generated payload, not the serializer's output (only a sample is validated): dates are text.
+        # The generated payload as the Struct, without the API's checks across fields (only a
+        # sample is validated): dates are text, taken to be in the current time zone when naive.
         rows = session_rows_from_payload(
-            data={**payload, "createdAt": as_aware(payload["createdAt"]), "finishedAt": as_aware(payload["finishedAt"])}
+            data=msgspec.convert(
+                {**payload, "createdAt": as_aware(payload["createdAt"]), "finishedAt": as_aware(payload["finishedAt"])},
+                SessionIngest,
+            )
         )
         row = {"project_id": projects[demo.project_slug].pk, "session_id": rows.session_id, **rows.session}
         if mirrored:

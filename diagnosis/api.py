@@ -30,8 +30,10 @@ from diagnosis.filters import SessionFilter
 from diagnosis.serializers import (
     BatchResultSerializer,
     SessionDetailSerializer,
-    SessionIngestSerializer,
+    SessionIngest,
     SessionSummarySerializer,
+    session_ingest_from_body,
+    session_summary,
 )
 from diagnosis.services.ingestion import session_upsert
 from diagnosis.services.trace_version import version_etag
@@ -104,7 +106,7 @@ class SessionViewSet(KnownQueryParametersMixin, mixins.ListModelMixin, viewsets.
 
     @extend_schema(
         summary="Create or replace a session (idempotent upsert on sessionId)",
-        request=SessionIngestSerializer,
+        request=SessionIngest,
         parameters=[IDEMPOTENCY_KEY_PARAMETER],
         responses={
             201: OpenApiResponse(SessionSummarySerializer, description="Created"),
@@ -114,21 +116,20 @@ class SessionViewSet(KnownQueryParametersMixin, mixins.ListModelMixin, viewsets.
     )
     def create(self, request: Request) -> Response:
         key = idempotency_key(request)
-        serializer = SessionIngestSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
+        payload = session_ingest_from_body(request.data)
         project = request.auth.project
 
         def ingest() -> StoredAnswer:
-            result = session_upsert(project=project, data=serializer.validated_data)
+            result = session_upsert(project=project, data=payload)
             return StoredAnswer(
                 status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK,
-                body=SessionSummarySerializer(result.session).data,
+                body=session_summary(result.session),
             )
 
         answer = idempotent_answer(
             client=api_key_client(request.auth),
             key=key,
-            fingerprint=request_fingerprint("sessions", request.data),
+            fingerprint=request_fingerprint("sessions", request.data) if key else "",
             work=ingest,
         )
         return Response(answer.body, status=answer.status)
@@ -193,9 +194,13 @@ class SessionViewSet(KnownQueryParametersMixin, mixins.ListModelMixin, viewsets.
                 body={"results": [_batch_item(project, index, item) for index, item in enumerate(items)]},
             )
 
-        fingerprint = request_fingerprint(
-            "sessions/batch",
-            [{"unreadableLine": i.line, "fields": i.fields} if isinstance(i, UnreadableLine) else i for i in items],
+        fingerprint = (
+            request_fingerprint(
+                "sessions/batch",
+                [{"unreadableLine": i.line, "fields": i.fields} if isinstance(i, UnreadableLine) else i for i in items],
+            )
+            if key
+            else ""  # only a key's record keeps it
         )
         answer = idempotent_answer(client=api_key_client(request.auth), key=key, fingerprint=fingerprint, work=ingest)
         return Response(answer.body, status=answer.status)
@@ -208,16 +213,17 @@ def _batch_item(project, index: int, item) -> dict:
     answer = {"index": index, "sessionId": session_id}
     if isinstance(item, UnreadableLine):
         return {**answer, "status": "error", **error_body("invalid", f"Line {item.line} is unreadable", item.fields)}
-    serializer = SessionIngestSerializer(data=item)
-    if not serializer.is_valid():
-        fields = flatten_field_errors(serializer.errors)
+    try:
+        payload = session_ingest_from_body(item)
+    except serializers.ValidationError as error:
+        fields = flatten_field_errors(error.detail)
         return {
             **answer,
             "status": "error",
             **error_body("invalid", f"Invalid input: {', '.join(sorted(fields))}", fields),
         }
     try:
-        result = session_upsert(project=project, data=serializer.validated_data)
+        result = session_upsert(project=project, data=payload)
     except OperationalError:
         raise  # the database is unavailable: the whole request is a 503, as for one session
     except DatabaseError as error:  # refused by the database: this item only, rolled back
@@ -229,5 +235,5 @@ def _batch_item(project, index: int, item) -> dict:
     return {
         **answer,
         "status": "created" if result.created else "replaced",
-        "session": SessionSummarySerializer(result.session).data,
+        "session": session_summary(result.session),
     }

@@ -1,28 +1,31 @@
-"""Input and output shapes of the session API (camelCase, as seed document 000's `sessionId`)."""
+"""Input and output shapes of the session API (camelCase, as seed document 000's `sessionId`).
 
-from typing import Any
+The ingestion payload (`POST /api/sessions`, each batch item, an OTLP trace's session, an import
+line) is defined once, as msgspec Structs (`SessionIngest`), beside the executor_evidence_v2 Structs
+its `executorOutput` is checked with: `session_ingest_from_body` validates a parsed body with them
+and refuses it in the API's envelope (`core.api.structs`), and its JSON Schema is the
+`SessionIngestRequest` component.
+"""
+
+from datetime import datetime
+from typing import Annotated, Any
 
 import msgspec
 from django.conf import settings
+from django.utils import timezone
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.plumbing import ResolvedComponent
 from drf_spectacular.utils import extend_schema_field
+from msgspec import UNSET, Meta, Struct, UnsetType
 from rest_framework import serializers
 
-from core.api.fields import (
-    BlankAsNullCharField,
-    BlankAsNullChoiceField,
-    BoundedListField,
-    ColumnIntegerField,
-    StrictCharField,
-    StrictRegexField,
-)
+from core.api.fields import NOT_BLANK_PATTERN, BlankAsNullCharField, BlankAsNullChoiceField
+from core.api.structs import StructSchema, struct_from_body
 from diagnosis.constants import NO_EVIDENCE_REF
 from diagnosis.evaluation_layers import LegacyJSONError, self_evaluation_from_agent
 from diagnosis.models import (
     AiOpsVerdict,
     DiagnosisSession,
-    DiagnosisStep,
     EvaluationState,
     FailureAttribution,
     Feedback,
@@ -30,59 +33,9 @@ from diagnosis.models import (
     MatchLevel,
     SessionMode,
     SessionStatus,
-    ToolInvocation,
     VerifierVerdict,
 )
 from diagnosis.services.producers.executor_output import ClaimLimits, executor_output_problem, executor_output_types
-
-MAX_STEPS = 500
-MAX_INVOCATIONS = 1000
-MAX_REFS_PER_INVOCATION = 200
-MAX_ACTIVE_ALERTS = 200
-
-
-class AlertSerializer(serializers.Serializer):
-    name = StrictCharField(max_length=200)
-    service = StrictCharField(max_length=200, required=False, allow_blank=True, default="")
-    severity = StrictCharField(max_length=32, required=False, allow_blank=True, default="")
-    labels = serializers.DictField(required=False, default=dict)
-    startsAt = StrictCharField(max_length=64, required=False, allow_blank=True, allow_null=True)
-
-
-class ActiveAlertSerializer(serializers.Serializer):
-    name = StrictCharField(max_length=200)
-    service = StrictCharField(max_length=200, required=False, allow_blank=True, default="")
-    severity = StrictCharField(max_length=32, required=False, allow_blank=True, default="")
-    labels = serializers.DictField(required=False, default=dict)
-
-
-class StepInputSerializer(serializers.Serializer):
-    index = ColumnIntegerField(column=DiagnosisStep._meta.get_field("index"))
-    name = StrictCharField(max_length=200)
-    status = serializers.ChoiceField(choices=SessionStatus.choices)
-    detail = serializers.DictField(required=False, default=dict)
-
-
-class EvidenceRefInputSerializer(serializers.Serializer):
-    refId = StrictCharField(max_length=200)
-    source = StrictCharField(max_length=500, required=False, allow_blank=True, default="")
-    content = StrictCharField(allow_blank=True, trim_whitespace=False)
-
-    def validate_refId(self, value: str) -> str:
-        if value == NO_EVIDENCE_REF:
-            raise serializers.ValidationError(f"{NO_EVIDENCE_REF} is reserved for claims without evidence.")
-        return value
-
-
-class RetrievalDetailsSerializer(serializers.Serializer):
-    matchLevel = serializers.ChoiceField(choices=MatchLevel.choices)
-    evidenceRefs = BoundedListField(
-        child=EvidenceRefInputSerializer(), required=False, default=list, max_length=MAX_REFS_PER_INVOCATION
-    )
-
-
-class AnyJSONField(serializers.JSONField):
-    """Raw tool output: a string or any JSON value."""
 
 
 def claim_limits() -> ClaimLimits:
@@ -91,24 +44,6 @@ def claim_limits() -> ClaimLimits:
         evidence=settings.SELFEVAL_MAX_CLAIM_EVIDENCE,
         chars=settings.SELFEVAL_MAX_EXCERPT_CHARS,
     )
-
-
-class ExecutorOutputField(serializers.DictField):
-    """`executorOutput`, validated by the one definition of executor_evidence_v2 (msgspec Structs).
-
-    An output of that shape past the limits (claims, bindings per claim, characters) is a 400
-    naming the place (`claims.0.evidence.1.excerpt`). An output that is not executor_evidence_v2 at
-    all is stored as sent and evaluated as INVALID, as seed document 000 asks: the session is still recorded.
-    """
-
-    def to_internal_value(self, data: Any) -> dict[str, Any]:
-        output = super().to_internal_value(data)
-        if executor_output_problem(output) is None:
-            problem = executor_output_problem(output, claim_limits())
-            if problem is not None:
-                path, message = problem
-                raise serializers.ValidationError({path or "non_field_errors": [message.split(" - at `")[0] + "."]})
-        return output
 
 
 class StoredExecutorOutputField(serializers.JSONField):
@@ -148,13 +83,6 @@ def executor_output_or_any_schema(auto_schema) -> dict[str, Any]:
     return {"anyOf": [executor_output_schema(auto_schema), {"type": "object", "additionalProperties": {}}]}
 
 
-class ExecutorOutputFieldSchema(OpenApiSerializerFieldExtension):
-    target_class = ExecutorOutputField
-
-    def map_serializer_field(self, auto_schema, direction):
-        return executor_output_or_any_schema(auto_schema)
-
-
 class StoredExecutorOutputFieldSchema(OpenApiSerializerFieldExtension):
     target_class = StoredExecutorOutputField
 
@@ -165,111 +93,241 @@ class StoredExecutorOutputFieldSchema(OpenApiSerializerFieldExtension):
         }
 
 
-class ToolInvocationInputSerializer(serializers.Serializer):
-    invocationId = StrictCharField(max_length=128)
-    stepIndex = ColumnIntegerField(
-        column=ToolInvocation._meta.get_field("step_index"), required=False, allow_null=True, default=None
+# ---- the ingestion payload: msgspec Structs, its one definition ----
+
+MAX_STEPS = 500
+MAX_INVOCATIONS = 1000
+MAX_REFS_PER_INVOCATION = 200
+MAX_ACTIVE_ALERTS = 200
+
+_COLUMN_INTEGER = Meta(ge=0, le=2_147_483_647)  # a PositiveIntegerField, on every database
+# Any JSON object (msgspec's schema of a dict says only "object"), and an RFC 3339 instant.
+_OBJECT = Annotated[dict[str, Any], Meta(extra_json_schema={"additionalProperties": {}})]
+_INSTANT = Annotated[datetime, Meta(extra_json_schema={"format": "date-time"})]
+
+
+def _text(max_length: int | None = None) -> Any:
+    """Text that holds a character besides whitespace (trimmed, as DRF's CharField trims it)."""
+    return Annotated[str, Meta(min_length=1, pattern=NOT_BLANK_PATTERN, max_length=max_length)]
+
+
+def _strip(struct: Struct, *names: str) -> None:
+    """Trim the text fields `names` of `struct`, as DRF's CharField did (str.strip)."""
+    for name in names:
+        value = getattr(struct, name)
+        if isinstance(value, str):
+            setattr(struct, name, value.strip())
+
+
+class Alert(Struct, kw_only=True, rename="camel"):
+    """The alert that started an AIOps session."""
+
+    name: _text(200)
+    service: Annotated[str, Meta(max_length=200)] = ""
+    severity: Annotated[str, Meta(max_length=32)] = ""
+    labels: _OBJECT = msgspec.field(default_factory=dict)
+    starts_at: Annotated[str, Meta(max_length=64)] | None | UnsetType = UNSET
+
+    def __post_init__(self) -> None:
+        _strip(self, "name", "service", "severity", "starts_at")
+
+
+class ActiveAlert(Struct, kw_only=True, rename="camel"):
+    """Another alert firing while the session ran."""
+
+    name: _text(200)
+    service: Annotated[str, Meta(max_length=200)] = ""
+    severity: Annotated[str, Meta(max_length=32)] = ""
+    labels: _OBJECT = msgspec.field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        _strip(self, "name", "service", "severity")
+
+
+class StepInput(Struct, kw_only=True, rename="camel"):
+    index: Annotated[int, _COLUMN_INTEGER]
+    name: _text(200)
+    status: SessionStatus
+    detail: _OBJECT = msgspec.field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        _strip(self, "name")
+
+
+class EvidenceRefInput(Struct, kw_only=True, rename="camel"):
+    ref_id: _text(200)
+    source: Annotated[str, Meta(max_length=500)] = ""
+    content: str  # kept as sent, whitespace included: it is what the claims quote
+
+    def __post_init__(self) -> None:
+        _strip(self, "ref_id", "source")
+
+
+class RetrievalDetails(Struct, kw_only=True, rename="camel"):
+    match_level: MatchLevel
+    evidence_refs: Annotated[list[EvidenceRefInput], Meta(max_length=MAX_REFS_PER_INVOCATION)] = msgspec.field(
+        default_factory=list
     )
-    toolName = StrictCharField(max_length=200)
-    status = serializers.ChoiceField(choices=InvocationStatus.choices)
-    arguments = serializers.DictField(required=False, default=dict)
-    output = AnyJSONField(required=False, allow_null=True, default=None)
-    error = StrictCharField(required=False, allow_null=True, allow_blank=True, default=None)
-    latencyMs = serializers.IntegerField(min_value=0, max_value=86_400_000, required=False, allow_null=True)
-    retrievalDetails = RetrievalDetailsSerializer(required=False, allow_null=True, default=None)
 
 
-class SessionIngestSerializer(serializers.Serializer):
+class ToolInvocationInput(Struct, kw_only=True, rename="camel"):
+    invocation_id: _text(128)
+    step_index: Annotated[int, _COLUMN_INTEGER] | None = None
+    tool_name: _text(200)
+    status: InvocationStatus
+    arguments: _OBJECT = msgspec.field(default_factory=dict)
+    output: Any = None
+    error: str | None = None
+    latency_ms: Annotated[int, Meta(ge=0, le=86_400_000)] | None = None
+    retrieval_details: RetrievalDetails | None = None
+
+    def __post_init__(self) -> None:
+        _strip(self, "invocation_id", "tool_name", "error")
+
+
+_SESSION_ID = Annotated[str, Meta(min_length=1, max_length=128, pattern=r"^\S+$")]
+
+
+class SessionIngest(Struct, kw_only=True, rename="camel"):
     """`POST /api/sessions`: the whole session as the agent recorded it."""
 
-    sessionId = StrictRegexField(r"^\S+$", max_length=128)
-    conversationId = StrictRegexField(
-        r"^\S+$",
-        max_length=128,
-        required=False,
-        allow_null=True,
-        default=None,
-        help_text="The conversation this session is one turn of (an SDK's session id); its turns share it.",
-    )
-    mode = serializers.ChoiceField(choices=SessionMode.choices)
-    query = StrictCharField(max_length=20_000)
-    answer = StrictCharField(required=False, allow_blank=True, default="", max_length=200_000)
-    status = serializers.ChoiceField(choices=SessionStatus.choices)
-    error = StrictCharField(
-        required=False, allow_null=True, allow_blank=True, default=None, max_length=20_000, help_text="why it failed"
-    )
-    createdAt = serializers.DateTimeField(required=False, allow_null=True, default=None)
-    finishedAt = serializers.DateTimeField(required=False, allow_null=True, default=None)
-    alert = AlertSerializer(required=False, allow_null=True, default=None)
-    activeAlerts = BoundedListField(
-        child=ActiveAlertSerializer(), required=False, default=list, max_length=MAX_ACTIVE_ALERTS
-    )
-    steps = BoundedListField(child=StepInputSerializer(), required=False, default=list, max_length=MAX_STEPS)
-    toolInvocations = BoundedListField(
-        child=ToolInvocationInputSerializer(), required=False, default=list, max_length=MAX_INVOCATIONS
-    )
-    executorOutput = ExecutorOutputField(
-        required=False,
-        allow_null=True,
-        default=None,
-        help_text=(
-            "executor_evidence_v2: at most SELFEVAL_MAX_CLAIMS claims of at most SELFEVAL_MAX_CLAIM_EVIDENCE "
-            "evidence bindings; claim texts and excerpts of at most SELFEVAL_MAX_EXCERPT_CHARS characters (more is "
-            "a 400). An output that is not of this shape at all is stored as sent and evaluated as INVALID."
-        ),
-    )
-    selfEvaluation = serializers.DictField(
-        required=False,
-        allow_null=True,
-        default=None,
-        help_text=(
-            "The agent's own legacy self_evaluation JSON: root keys are wrapped into their layers and every "
-            "layer is kept marked source: legacy (history, never SelfEval's verdict) until a producer replaces it."
-        ),
-    )
-
-    def validate_selfEvaluation(self, legacy: dict[str, Any] | None) -> dict[str, Any] | None:
-        if legacy is not None:
-            try:
-                self_evaluation_from_agent(legacy)
-            except LegacyJSONError as error:
-                raise serializers.ValidationError({error.path or "non_field_errors": [error.message]}) from None
-        return legacy
-
-    def validate_steps(self, steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        _reject_duplicates([step["index"] for step in steps], "step index")
-        return steps
-
-    def validate_toolInvocations(self, invocations: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        _reject_duplicates([inv["invocationId"] for inv in invocations], "invocationId")
-        ref_ids = [
-            ref["refId"]
-            for inv in invocations
-            if inv.get("retrievalDetails")
-            for ref in inv["retrievalDetails"]["evidenceRefs"]
+    session_id: _SESSION_ID
+    conversation_id: (
+        Annotated[
+            _SESSION_ID,
+            Meta(description="The conversation this session is one turn of (an SDK's session id); its turns share it."),
         ]
-        _reject_duplicates(ref_ids, "refId")
-        return invocations
+        | None
+    ) = None
+    mode: SessionMode
+    query: _text(20_000)
+    answer: Annotated[str, Meta(max_length=200_000)] = ""
+    status: SessionStatus
+    error: Annotated[str, Meta(max_length=20_000, description="why it failed")] | None = None
+    created_at: _INSTANT | None = None
+    finished_at: _INSTANT | None = None
+    alert: Alert | None = None
+    active_alerts: Annotated[list[ActiveAlert], Meta(max_length=MAX_ACTIVE_ALERTS)] = msgspec.field(
+        default_factory=list
+    )
+    steps: Annotated[list[StepInput], Meta(max_length=MAX_STEPS)] = msgspec.field(default_factory=list)
+    tool_invocations: Annotated[list[ToolInvocationInput], Meta(max_length=MAX_INVOCATIONS)] = msgspec.field(
+        default_factory=list
+    )
+    # Checked by the executor_evidence_v2 Structs within the settings' limits (session_ingest_from_body),
+    # and documented as them (SessionIngestSchema).
+    executor_output: Annotated[
+        _OBJECT | None,
+        Meta(
+            description=(
+                "executor_evidence_v2: at most SELFEVAL_MAX_CLAIMS claims of at most SELFEVAL_MAX_CLAIM_EVIDENCE "
+                "evidence bindings; claim texts and excerpts of at most SELFEVAL_MAX_EXCERPT_CHARS characters (more "
+                "is a 400). An output that is not of this shape at all is stored as sent and evaluated as INVALID."
+            ),
+        ),
+    ] = None
+    self_evaluation: Annotated[
+        _OBJECT | None,
+        Meta(
+            description=(
+                "The agent's own legacy self_evaluation JSON: root keys are wrapped into their layers and every "
+                "layer is kept marked source: legacy (history, never SelfEval's verdict) until a producer replaces it."
+            )
+        ),
+    ] = None
 
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        created, finished = attrs.get("createdAt"), attrs.get("finishedAt")
-        if created and finished and finished < created:
-            raise serializers.ValidationError({"finishedAt": "Must not be earlier than createdAt."})
-        step_indexes = {step["index"] for step in attrs["steps"]}
-        if step_indexes:
-            for position, inv in enumerate(attrs["toolInvocations"]):
-                if inv["stepIndex"] is not None and inv["stepIndex"] not in step_indexes:
-                    raise serializers.ValidationError(
-                        {"toolInvocations": {position: {"stepIndex": f"No step has index {inv['stepIndex']}."}}}
-                    )
-        return attrs
+    def __post_init__(self) -> None:
+        _strip(self, "session_id", "conversation_id", "query", "answer", "error")
 
 
-def _reject_duplicates(values: list[Any], label: str) -> None:
+def session_ingest_from_body(data: Any) -> SessionIngest:
+    """`data` (a parsed session payload) as a `SessionIngest`, or ValidationError({path: [message]})
+    in the API's envelope: every invalid top-level field named (as DRF named them), then the rules
+    across fields (duplicates, the executor output's limits, the legacy JSON, step indexes)."""
+    payload = struct_from_body(data, SessionIngest, every_field=True)
+    errors: dict[str, list[str]] = {}
+    for name, value in (("createdAt", payload.created_at), ("finishedAt", payload.finished_at)):
+        if value is not None:
+            try:
+                setattr(payload, _ATTRIBUTES[name], _aware(value))
+            except OverflowError:
+                errors[name] = ["Datetime value out of range."]
+    # Past the limits is a 400; not executor_evidence_v2 at all is stored as sent (evaluated INVALID).
+    # The unbounded check runs only when the bounded one fails.
+    if payload.executor_output is not None:
+        problem = executor_output_problem(payload.executor_output, claim_limits())
+        if problem is not None and executor_output_problem(payload.executor_output) is None:
+            path, message = problem
+            errors[f"executorOutput.{path or 'non_field_errors'}"] = [message.split(" - at `")[0] + "."]
+    if payload.self_evaluation is not None:
+        try:
+            self_evaluation_from_agent(payload.self_evaluation)
+        except LegacyJSONError as error:
+            errors[f"selfEvaluation.{error.path or 'non_field_errors'}"] = [error.message]
+    if duplicate := _duplicates([step.index for step in payload.steps], "step index"):
+        errors["steps"] = [duplicate]
+    reserved = [
+        f"toolInvocations.{position}.retrievalDetails.evidenceRefs.{ref_position}.refId"
+        for position, inv in enumerate(payload.tool_invocations)
+        if inv.retrieval_details
+        for ref_position, ref in enumerate(inv.retrieval_details.evidence_refs)
+        if ref.ref_id == NO_EVIDENCE_REF
+    ]
+    for path in reserved:
+        errors[path] = [f"{NO_EVIDENCE_REF} is reserved for claims without evidence."]
+    if not reserved:
+        refs = [
+            ref.ref_id
+            for inv in payload.tool_invocations
+            if inv.retrieval_details
+            for ref in inv.retrieval_details.evidence_refs
+        ]
+        duplicate = _duplicates([inv.invocation_id for inv in payload.tool_invocations], "invocationId")
+        if duplicate := duplicate or _duplicates(refs, "refId"):
+            errors["toolInvocations"] = [duplicate]
+    if errors:
+        raise serializers.ValidationError(errors)
+    if payload.created_at and payload.finished_at and payload.finished_at < payload.created_at:
+        raise serializers.ValidationError({"finishedAt": ["Must not be earlier than createdAt."]})
+    step_indexes = {step.index for step in payload.steps}
+    if step_indexes:
+        for position, inv in enumerate(payload.tool_invocations):
+            if inv.step_index is not None and inv.step_index not in step_indexes:
+                raise serializers.ValidationError(
+                    {f"toolInvocations.{position}.stepIndex": [f"No step has index {inv.step_index}."]}
+                )
+    return payload
+
+
+_ATTRIBUTES = {"createdAt": "created_at", "finishedAt": "finished_at"}
+
+
+def _aware(value: datetime) -> datetime:
+    """In the current time zone, as DRF's DateTimeField gave it (a naive one is taken to be in it)."""
+    if timezone.is_naive(value):
+        return timezone.make_aware(value)
+    return value.astimezone(timezone.get_current_timezone())
+
+
+def _duplicates(values: list[Any], label: str) -> str | None:
     seen: set[Any] = set()
     duplicates = sorted({str(v) for v in values if v in seen or seen.add(v)})
-    if duplicates:
-        raise serializers.ValidationError(f"Duplicate {label}: {', '.join(duplicates[:10])}")
+    return f"Duplicate {label}: {', '.join(duplicates[:10])}" if duplicates else None
+
+
+class SessionIngestSchema(StructSchema):
+    """`SessionIngest` in the schema: its `executorOutput` is the `ExecutorEvidenceV2` component (the
+    Structs that check it, with the settings' limits), any other object (kept, evaluated INVALID) or null."""
+
+    target_class = SessionIngest
+    match_subclasses = False
+    priority = 1
+
+    def map_serializer(self, auto_schema, direction) -> dict[str, Any]:
+        schema = super().map_serializer(auto_schema, direction)
+        output = schema["properties"]["executorOutput"]
+        output["anyOf"] = [*executor_output_or_any_schema(auto_schema)["anyOf"], {"type": "null"}]
+        return schema
 
 
 class SessionSummarySerializer(serializers.ModelSerializer):
@@ -320,6 +378,17 @@ class SessionSummarySerializer(serializers.ModelSerializer):
             "evaluationState",
         ]
         read_only_fields = fields
+
+
+# One instance answers every ingestion: a serializer deep-copies its declared fields and reads the
+# model's fields on each instantiation, which cost 15 times the representation itself; the
+# instance keeps no state between calls (no data, no context).
+_SESSION_SUMMARY = SessionSummarySerializer()
+
+
+def session_summary(session: DiagnosisSession) -> dict[str, Any]:
+    """`session` as a row of `GET /api/sessions` (SessionSummarySerializer)."""
+    return _SESSION_SUMMARY.to_representation(session)
 
 
 class StepSerializer(serializers.Serializer):

@@ -1,7 +1,7 @@
 """factory_boy factories, payload builders and service-backed data builders shared by every test.
 
 Stored data is always made the way production makes it: payloads go through the ingestion
-serializer and `session_upsert`, evaluations through `session_evaluate`, feedback, cases, bad cases
+payload (`session_ingest_from_body`) and `session_upsert`, evaluations through `session_evaluate`, feedback, cases, bad cases
 and reviews through their services. So a change of what a producer writes reaches every test that
 reads it. Times are relative to the pinned test clock (`tests.clock`).
 """
@@ -18,7 +18,7 @@ from cases.services import bad_case_open_for_session, case_create_from_session
 from core.tenancy.access import Access
 from core.tenancy.models import Project, ProjectAPIKey
 from diagnosis.models import DiagnosisSession, SessionReview
-from diagnosis.serializers import SessionIngestSerializer
+from diagnosis.serializers import session_ingest_from_body
 from diagnosis.services.evaluation import session_evaluate
 from diagnosis.services.ingestion import session_upsert
 from diagnosis.services.reviews import session_mark_reviewed
@@ -194,9 +194,7 @@ def with_invocations(payload: dict[str, Any], count: int) -> dict[str, Any]:
 
 def session_ingest(project: Project, payload: dict[str, Any]) -> DiagnosisSession:
     """Store a payload as `POST /api/sessions` does; no evaluation (on_commit does not run in tests)."""
-    serializer = SessionIngestSerializer(data=payload)
-    serializer.is_valid(raise_exception=True)
-    return session_upsert(project=project, data=serializer.validated_data).session
+    return session_upsert(project=project, data=session_ingest_from_body(payload)).session
 
 
 def session_ingest_evaluated(project: Project, payload: dict[str, Any]) -> DiagnosisSession:

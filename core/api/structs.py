@@ -9,8 +9,9 @@ a number) and raises DRF's ValidationError keyed by the field's JSON path (`sess
 serializer; `StructSchema` makes drf-spectacular take a Struct wherever it takes a serializer
 (`extend_schema(request=FeedbackInput)` gives the component `FeedbackInputRequest`).
 
-msgspec names the first problem only; the messages that have a DRF wording keep it ("This field is
-required.", "'x' is not one of: a, b.").
+msgspec names the first problem only (`every_field`: the first of each top-level field); the
+messages that have a DRF wording keep it ("This field is required.", "'x' is not one of: a, b.",
+"This field may not be null.", "Ensure this field has no more than 5 elements.").
 """
 
 import re
@@ -20,17 +21,27 @@ import msgspec
 from django.db.models import Choices
 from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.plumbing import ResolvedComponent, get_class, list_hash
+from drf_spectacular.settings import spectacular_settings
 from rest_framework.exceptions import ValidationError
+
+from core.api.fields import NOT_BLANK_PATTERN
 
 _AT = re.compile(r"^(?P<problem>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
 _SEGMENT = re.compile(r"\.([^.\[]+)|\[(\d+)\]")
 _MISSING = re.compile(r"^Object missing required field `(?P<name>[^`]+)`$")
 _ENUM = re.compile(r"^Invalid enum value (?P<value>.+)$")
 _LENGTH = re.compile(r"^Expected `str` of length (?P<bound>[<>]=) (?P<count>\d+)$")
+_ITEMS = re.compile(r"^Expected `array` of length <= (?P<count>\d+)$")
+_NULL = re.compile(r"^Expected `[^`]+`, got `null`$")
+_NOT_BLANK = f"Expected `str` matching regex {NOT_BLANK_PATTERN!r}"
 
 
-def struct_from_body[T](data: Any, struct_type: type[T]) -> T:
-    """`data` (a parsed JSON body) as `struct_type`; ValidationError({path: [message]}) otherwise."""
+def struct_from_body[T](data: Any, struct_type: type[T], *, every_field: bool = False) -> T:
+    """`data` (a parsed JSON body) as `struct_type`; ValidationError({path: [message]}) otherwise.
+
+    `every_field`: a refused body names each of its invalid top-level fields (the first problem
+    of each), as a DRF serializer did, not only the first one; that costs a conversion per field,
+    on refusal only."""
     if not isinstance(data, dict):
         raise ValidationError(
             {"non_field_errors": [f"Invalid data. Expected a dictionary, but got {type(data).__name__}."]}
@@ -38,8 +49,28 @@ def struct_from_body[T](data: Any, struct_type: type[T]) -> T:
     try:
         return msgspec.convert(data, struct_type)
     except msgspec.ValidationError as error:
-        path, message = _problem(str(error), struct_type)
-        raise ValidationError({path or "non_field_errors": [message]}) from None
+        fields = _field_problems(data, struct_type) if every_field else {}
+        if not fields:
+            path, message = _problem(str(error), struct_type)
+            fields = {path or "non_field_errors": [message]}
+        raise ValidationError(fields) from None
+
+
+def _field_problems(data: dict[str, Any], struct_type: type) -> dict[str, list[str]]:
+    """The first problem of each top-level field of `data` as `struct_type`, in the fields' order."""
+    problems: dict[str, list[str]] = {}
+    for field in msgspec.structs.fields(struct_type):
+        name = field.encode_name
+        if name not in data:
+            if field.required:
+                problems[name] = ["This field is required."]
+            continue
+        try:
+            msgspec.convert(data[name], field.type)
+        except msgspec.ValidationError as error:
+            path, message = _problem(str(error), field.type)
+            problems[_dotted([name, path]) if path else name] = [message]
+    return problems
 
 
 def _problem(text: str, struct_type: type) -> tuple[str, str]:
@@ -52,6 +83,12 @@ def _problem(text: str, struct_type: type) -> tuple[str, str]:
         values = _allowed(_type_at(msgspec.inspect.type_info(struct_type), segments))
         allowed = f": {', '.join(map(str, values))}" if values else " the allowed values"
         return _dotted(segments), f"{enum['value']} is not one of{allowed}."
+    if problem == _NOT_BLANK:
+        return _dotted(segments), "This field may not be blank."
+    if _NULL.match(problem):
+        return _dotted(segments), "This field may not be null."
+    if items := _ITEMS.match(problem):
+        return _dotted(segments), f"Ensure this field has no more than {items['count']} elements."
     if length := _LENGTH.match(problem):
         count = int(length["count"])
         if length["bound"] == "<=":
@@ -109,16 +146,26 @@ class StructSchema(OpenApiSerializerExtension):
         struct = get_class(self.target)
         _, components = msgspec.json.schema_components([struct], ref_template=_REF + "{name}")
         choices = {cls.__name__: _choices_schema(cls) for cls in _choices_enums(msgspec.inspect.type_info(struct))}
+        # A nested Struct of a request body is named as drf-spectacular names a nested serializer's
+        # request component (COMPONENT_SPLIT_REQUEST): `StepInput` -> `StepInputRequest`.
+        suffix = "Request" if direction == "request" and spectacular_settings.COMPONENT_SPLIT_REQUEST else ""
+        names = {name: name + suffix for name in components if name != struct.__name__ and name not in choices}
         for name, schema in components.items():
-            if name != struct.__name__ and name not in choices:
+            if name in names:
                 auto_schema.registry.register_on_missing(
                     ResolvedComponent(
-                        name=name, type=ResolvedComponent.SCHEMA, object=name, schema=_drf_ready(schema, choices)
+                        name=names[name],
+                        type=ResolvedComponent.SCHEMA,
+                        object=names[name],
+                        schema=_drf_ready(_untitled(schema), choices, names),
                     )
                 )
-        schema = dict(components[struct.__name__])
-        schema.pop("title", None)
-        return _drf_ready(schema, choices)
+        return _drf_ready(_untitled(components[struct.__name__]), choices, names)
+
+
+def _untitled(schema: dict[str, Any]) -> dict[str, Any]:
+    """A component's schema without msgspec's `title` (the class name; the component's name says it)."""
+    return {key: value for key, value in schema.items() if key != "title"}
 
 
 _REF = "#/components/schemas/"
@@ -149,16 +196,20 @@ def _choices_schema(cls: type[Choices]) -> dict[str, Any]:
     return {"type": "string", "enum": [value for value, _ in choices], "x-spec-enum-id": list_hash(choices)}
 
 
-def _drf_ready(schema: Any, choices: dict[str, dict[str, Any]]) -> Any:
-    """`schema` with the choices enums inline and a type on every enum of strings (msgspec writes a
-    Literal of strings as a bare `enum`; drf-spectacular's enum components need its type)."""
+def _drf_ready(schema: Any, choices: dict[str, dict[str, Any]], names: dict[str, str]) -> Any:
+    """`schema` with the choices enums inline, the components' references by their `names`, and a
+    type on every enum of strings (msgspec writes a Literal of strings as a bare `enum`;
+    drf-spectacular's enum components need its type)."""
     if isinstance(schema, list):
-        return [_drf_ready(item, choices) for item in schema]
+        return [_drf_ready(item, choices, names) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    if (ref := schema.get("$ref", "")).startswith(_REF) and ref.removeprefix(_REF) in choices:
-        return dict(choices[ref.removeprefix(_REF)])
-    typed = {key: _drf_ready(value, choices) for key, value in schema.items()}
+    if (ref := schema.get("$ref", "")).startswith(_REF):
+        if ref.removeprefix(_REF) in choices:
+            return dict(choices[ref.removeprefix(_REF)])
+        if ref.removeprefix(_REF) in names:
+            return {**schema, "$ref": _REF + names[ref.removeprefix(_REF)]}
+    typed = {key: _drf_ready(value, choices, names) for key, value in schema.items()}
     if "enum" in typed and "type" not in typed and all(isinstance(value, str) for value in typed["enum"]):
         typed["type"] = "string"
     return typed

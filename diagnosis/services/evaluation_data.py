@@ -9,13 +9,16 @@ conversion.
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from diagnosis.constants import Layer
 from diagnosis.evaluation_layers import ROUND_MAX, self_evaluation_read
 from diagnosis.models import DiagnosisSession, EvidenceRef, ToolInvocation
 from diagnosis.services.producers.types import InvocationData, RefData, SessionData
 from diagnosis.services.rows import SessionRows, session_rows_from_payload
+
+if TYPE_CHECKING:
+    from diagnosis.serializers import SessionIngest
 
 
 def _previous_verifier_state(self_evaluation: Any) -> tuple[int, str]:
@@ -90,8 +93,8 @@ def session_data_from_rows(*, rows: SessionRows) -> SessionData:
     )
 
 
-def session_data_from_payload(*, data: dict[str, Any]) -> SessionData:
-    """`SessionData` from a validated `SessionIngestSerializer` payload, as if it had been ingested."""
+def session_data_from_payload(*, data: "SessionIngest") -> SessionData:
+    """`SessionData` from a validated payload (`session_ingest_from_body`), as if it had been ingested."""
     return session_data_from_rows(rows=session_rows_from_payload(data=data))
 
 

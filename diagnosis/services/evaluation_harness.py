@@ -17,8 +17,10 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
+from rest_framework.exceptions import ValidationError
+
 from diagnosis.constants import Layer
-from diagnosis.serializers import SessionIngestSerializer
+from diagnosis.serializers import session_ingest_from_body
 from diagnosis.services.evaluation_config import evaluation_config, evaluation_judge
 from diagnosis.services.evaluation_data import session_data_from_payload
 
@@ -93,13 +95,14 @@ def eval_case_run(*, fixture: dict[str, Any], judge: Any = None) -> CaseOutcome:
 
     started = time.perf_counter()
     outcome = CaseOutcome(name=fixture["name"], language=fixture["language"], passed=False)
-    serializer = SessionIngestSerializer(data=fixture["session"])
-    if not serializer.is_valid():
-        outcome.mismatches.append(f"session payload invalid: {json.dumps(serializer.errors, ensure_ascii=False)}")
+    try:
+        payload = session_ingest_from_body(fixture["session"])
+    except ValidationError as error:
+        outcome.mismatches.append(f"session payload invalid: {json.dumps(error.detail, ensure_ascii=False)}")
         outcome.seconds = time.perf_counter() - started
         return outcome
     result = evaluate(
-        session_data_from_payload(data=serializer.validated_data),
+        session_data_from_payload(data=payload),
         config=evaluation_config(),
         judge=judge or evaluation_judge(),
     )

@@ -2,10 +2,10 @@
 
 `session_payload` is the one exporter of a stored session: `export_sessions` writes it as JSONL
 and the evaluation fixtures (`cases.services.eval_export`) embed it. Its output is what
-`SessionIngestSerializer` accepts, and ingesting it stores the same rows again, so
+`session_ingest_from_body` accepts (the `SessionIngest` Struct), and ingesting it stores the same rows again, so
 export -> import -> export gives the same bytes:
 
-- every key the serializer knows is present (absent values are null), in the serializer's order;
+- every key of the Struct is present (absent values are null), in the Struct's order;
 - instants are UTC ISO 8601 with a `Z`, to the microsecond;
 - the keys of stored JSON values are sorted, since PostgreSQL's jsonb does not keep their order;
 - `error` is null for a call without one (ingestion stores null as "");

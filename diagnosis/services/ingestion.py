@@ -1,7 +1,7 @@
 """Recording a session as the agent reports it: an idempotent upsert on (project, sessionId)."""
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from django.db import IntegrityError, transaction
 
@@ -15,6 +15,9 @@ from diagnosis.models import (
 from diagnosis.services.rows import SessionRows, session_rows_from_payload
 from diagnosis.signals import figures_changed
 
+if TYPE_CHECKING:
+    from diagnosis.serializers import SessionIngest
+
 
 @dataclass(frozen=True)
 class IngestResult:
@@ -22,13 +25,15 @@ class IngestResult:
     created: bool
 
 
-def session_upsert(*, project: Project, data: dict[str, Any], trusted_layers: bool = False) -> IngestResult:
+def session_upsert(*, project: Project, data: "SessionIngest", trusted_layers: bool = False) -> IngestResult:
     """Create or replace one session with its steps, invocations and evidence refs.
 
-    `data` is the validated `SessionIngestSerializer` output, stored as the rows of
+    `data` is the validated payload (`session_ingest_from_body`), stored as the rows of
     `session_rows_from_payload`. Everything happens in one transaction: a replaced session never
     shows a mix of old and new children. The statement count is constant: children are deleted
-    by database cascades and inserted in bulk. Evaluation is enqueued after commit.
+    by database cascades and inserted in bulk. A new session is one INSERT with no lookup before
+    it; a stored one costs that refused INSERT (rolled back), then its row lock and the replacement.
+    Evaluation is enqueued after commit.
     `trusted_layers`: the payload's `selfEvaluation` is SelfEval's own export (`import_sessions`),
     not an agent's legacy JSON (`merge.self_evaluation_import`).
     """
@@ -37,7 +42,13 @@ def session_upsert(*, project: Project, data: dict[str, Any], trusted_layers: bo
     for attempt in range(2):
         try:
             with transaction.atomic():
-                session, created = _lock_or_create(project, rows)
+                if attempt == 0:
+                    # A new session, as most are: its INSERT is the first statement, with no
+                    # lookup before it. A stored one refuses it (the unique (project, sessionId)),
+                    # and the second attempt locks and replaces it.
+                    session, created = _create(project, rows), True
+                else:
+                    session, created = _lock_or_create(project, rows)
                 # When it counted before (a re-post may move created_at) and when it counts now.
                 moments = [(session.project_id, session.created_at)]
                 if not created:
@@ -57,11 +68,15 @@ def session_upsert(*, project: Project, data: dict[str, Any], trusted_layers: bo
                 transaction.on_commit(lambda pk=session.pk: _enqueue_evaluation(pk))
             return IngestResult(session=session, created=created)
         except IntegrityError:
-            # A concurrent request created the same sessionId between our read and insert:
-            # the retry finds it and replaces it instead.
+            # The sessionId is stored already (or a concurrent request created it between our
+            # lookup and insert): the second attempt finds it, under its row lock, and replaces it.
             if attempt:
                 raise
     raise AssertionError("unreachable")
+
+
+def _create(project: Project, rows: SessionRows) -> DiagnosisSession:
+    return DiagnosisSession.objects.create(project=project, session_id=rows.session_id, **rows.session)
 
 
 def _lock_or_create(project: Project, rows: SessionRows) -> tuple[DiagnosisSession, bool]:
@@ -73,8 +88,7 @@ def _lock_or_create(project: Project, rows: SessionRows) -> tuple[DiagnosisSessi
     )
     if session is not None:
         return session, False
-    session = DiagnosisSession.objects.create(project=project, session_id=rows.session_id, **rows.session)
-    return session, True
+    return _create(project, rows), True
 
 
 def _enqueue_evaluation(session_pk: int) -> None:

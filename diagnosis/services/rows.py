@@ -1,6 +1,6 @@
 """The one mapping from an ingestion payload to the rows that store it.
 
-`session_rows_from_payload` turns a validated `SessionIngestSerializer` payload into the column
+`session_rows_from_payload` turns a validated payload (`SessionIngest`) into the column
 values of its rows: the session (the language detected from the query, the evidence fingerprint
 over every ref's SHA-256, a legacy `selfEvaluation` wrapped into its layers), its steps, tool
 invocations and evidence refs. Ingestion saves them as model instances (`session_upsert`), the
@@ -12,13 +12,17 @@ columns by construction.
 
 import hashlib
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+import msgspec
 from django.utils import timezone
 
 from core.text import detect_language
 from diagnosis.models import DiagnosisSession, DiagnosisStep, EvaluationState, EvidenceRef, ToolInvocation
 from diagnosis.services.merge import self_evaluation_import
+
+if TYPE_CHECKING:
+    from diagnosis.serializers import SessionIngest
 
 
 def sha256_text(text: str) -> str:
@@ -67,73 +71,71 @@ class SessionRows:
         )
 
 
-def session_rows_from_payload(*, data: dict[str, Any], trusted_layers: bool = False) -> SessionRows:
-    """The rows that store `data`, the validated `SessionIngestSerializer` output (optional keys
-    that may be null, such as `alert` or `latencyMs`, may also be absent). Its `selfEvaluation` is
-    an agent's legacy JSON unless `trusted_layers` (SelfEval's own export, `import_sessions`).
+def session_rows_from_payload(*, data: "SessionIngest", trusted_layers: bool = False) -> SessionRows:
+    """The rows that store `data`, a validated payload (`session_ingest_from_body`). Its
+    `selfEvaluation` is an agent's legacy JSON unless `trusted_layers` (SelfEval's own export,
+    `import_sessions`).
 
     The session starts PENDING: its evaluation has been requested and not run.
     """
     now = timezone.now()
     invocations, refs, ref_hashes = [], [], []
-    for position, inv in enumerate(data["toolInvocations"]):
-        details = inv["retrievalDetails"]
+    for position, inv in enumerate(data.tool_invocations):
+        details = inv.retrieval_details
         invocations.append(
             {
                 "position": position,
-                "invocation_id": inv["invocationId"],
-                "step_index": inv["stepIndex"],
-                "tool_name": inv["toolName"],
-                "status": inv["status"],
-                "arguments": inv["arguments"],
-                "output": inv["output"],
-                "error": inv["error"] or "",
-                "latency_ms": inv.get("latencyMs"),
-                "match_level": details["matchLevel"] if details else "",
+                "invocation_id": inv.invocation_id,
+                "step_index": inv.step_index,
+                "tool_name": inv.tool_name,
+                "status": inv.status,
+                "arguments": inv.arguments,
+                "output": inv.output,
+                "error": inv.error or "",
+                "latency_ms": inv.latency_ms,
+                "match_level": details.match_level if details else "",
             }
         )
         inv_refs = []
-        for ref_position, ref in enumerate(details["evidenceRefs"] if details else ()):
-            digest = sha256_text(ref["content"])
+        for ref_position, ref in enumerate(details.evidence_refs if details else ()):
+            digest = sha256_text(ref.content)
             ref_hashes.append(digest)
             inv_refs.append(
                 {
                     "position": ref_position,
-                    "ref_id": ref["refId"],
-                    "source": ref["source"],
-                    "content": ref["content"],
+                    "ref_id": ref.ref_id,
+                    "source": ref.source,
+                    "content": ref.content,
                     "content_sha256": digest,
                 }
             )
         refs.append(inv_refs)
 
-    alert = data.get("alert")
+    alert = msgspec.to_builtins(data.alert) if data.alert is not None else None
     session: dict[str, Any] = {
-        "mode": data["mode"],
-        "language": detect_language(data["query"]),
-        "query": data["query"],
-        "answer": data["answer"],
-        "status": data["status"],
-        "error": data.get("error") or "",
-        "conversation_id": data.get("conversationId") or "",
+        "mode": data.mode,
+        "language": detect_language(data.query),
+        "query": data.query,
+        "answer": data.answer,
+        "status": data.status,
+        "error": data.error or "",
+        "conversation_id": data.conversation_id or "",
         "alert": alert,
         "alert_name": (alert or {}).get("name", ""),
         "alert_service": (alert or {}).get("service", ""),
-        "active_alerts": data["activeAlerts"],
-        "executor_output": data.get("executorOutput"),
-        "created_at": data.get("createdAt") or now,
-        "finished_at": data.get("finishedAt"),
+        "active_alerts": msgspec.to_builtins(data.active_alerts),
+        "executor_output": data.executor_output,
+        "created_at": data.created_at or now,
+        "finished_at": data.finished_at,
         "evaluation_state": EvaluationState.PENDING,
         "evaluation_attempts": 0,
         "evaluation_error": "",
         "evaluation_requested_at": now,
         "evidence_fingerprint": evidence_fingerprint(ref_hashes),
     }
-    legacy = data.get("selfEvaluation")
-    if legacy is not None:
-        session.update(self_evaluation_import(raw=legacy, trusted=trusted_layers))
+    if data.self_evaluation is not None:
+        session.update(self_evaluation_import(raw=data.self_evaluation, trusted=trusted_layers))
     steps = [
-        {"index": step["index"], "name": step["name"], "status": step["status"], "detail": step["detail"]}
-        for step in data["steps"]
+        {"index": step.index, "name": step.name, "status": step.status, "detail": step.detail} for step in data.steps
     ]
-    return SessionRows(session_id=data["sessionId"], session=session, steps=steps, invocations=invocations, refs=refs)
+    return SessionRows(session_id=data.session_id, session=session, steps=steps, invocations=invocations, refs=refs)

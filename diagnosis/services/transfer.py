@@ -2,7 +2,7 @@
 
 Export streams: sessions are read `chunk_size` at a time from one cursor, each chunk's steps,
 invocations and refs in three more queries, so memory and the statements per chunk stay the
-same for any number of sessions. Import validates each line with `SessionIngestSerializer` and
+same for any number of sessions. Import validates each line with `session_ingest_from_body` and
 stores it with `session_upsert`, as `POST /api/sessions` does (create or replace, evaluation
 enqueued after commit), a batch of lines per transaction and a savepoint per session: a line
 that fails is reported with its number and skipped, and never leaves part of its session behind.
@@ -16,11 +16,12 @@ from typing import Any
 
 from django.db import DatabaseError, transaction
 from django.db.models import QuerySet
+from rest_framework.exceptions import ValidationError
 
 from core.api.errors import flatten_field_errors
 from core.tenancy.models import Project
 from diagnosis.models import DiagnosisSession
-from diagnosis.serializers import SessionIngestSerializer
+from diagnosis.serializers import SessionIngest, session_ingest_from_body
 from diagnosis.services.export import PAYLOAD_FIELDS, payload_prefetches, session_payload
 from diagnosis.services.ingestion import session_upsert
 
@@ -70,7 +71,7 @@ def session_import_lines(
     """
     for batch in batched(enumerate(lines, start=1), batch_size, strict=False):
         outcomes: list[LineOutcome] = []
-        valid: list[tuple[int, dict]] = []
+        valid: list[tuple[int, SessionIngest]] = []
         for number, raw in batch:
             if not raw.strip():
                 continue
@@ -85,27 +86,27 @@ def session_import_lines(
                     # The file is an operator's export: its layers are SelfEval's own, verdicts included.
                     result = session_upsert(project=project, data=data, trusted_layers=True)
                 except DatabaseError as exc:  # rolled back to the session's own savepoint
-                    outcomes.append(LineOutcome(line=number, session_id=data["sessionId"], error=_one_line(exc)))
+                    outcomes.append(LineOutcome(line=number, session_id=data.session_id, error=_one_line(exc)))
                 else:
-                    outcomes.append(LineOutcome(line=number, session_id=data["sessionId"], created=result.created))
+                    outcomes.append(LineOutcome(line=number, session_id=data.session_id, created=result.created))
         yield from sorted(outcomes, key=lambda outcome: outcome.line)
 
 
-def _validated(raw: bytes) -> tuple[dict, str]:
-    """(validated payload, "") or ({}, what is wrong with the line)."""
+def _validated(raw: bytes) -> tuple[SessionIngest | None, str]:
+    """(validated payload, "") or (None, what is wrong with the line)."""
     try:
         payload = json.loads(raw.decode("utf-8").rstrip("\r\n"))
     except UnicodeDecodeError as exc:
-        return {}, f"not UTF-8 ({exc.reason} at byte {exc.start})"
+        return None, f"not UTF-8 ({exc.reason} at byte {exc.start})"
     except json.JSONDecodeError as exc:
-        return {}, f"not JSON: {exc.msg} at column {exc.colno}"
+        return None, f"not JSON: {exc.msg} at column {exc.colno}"
     if not isinstance(payload, dict):
-        return {}, "not a JSON object"
-    serializer = SessionIngestSerializer(data=payload)
-    if not serializer.is_valid():
-        fields = flatten_field_errors(serializer.errors)
-        return {}, "; ".join(f"{name}: {' '.join(messages)}" for name, messages in fields.items())
-    return serializer.validated_data, ""
+        return None, "not a JSON object"
+    try:
+        return session_ingest_from_body(payload), ""
+    except ValidationError as error:
+        fields = flatten_field_errors(error.detail)
+        return None, "; ".join(f"{name}: {' '.join(messages)}" for name, messages in fields.items())
 
 
 def _one_line(exc: Exception) -> str:

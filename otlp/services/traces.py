@@ -3,9 +3,10 @@
 from dataclasses import dataclass
 
 from django.utils import timezone
+from rest_framework.exceptions import ValidationError
 
 from core.api.errors import flatten_field_errors
-from diagnosis.serializers import SessionIngestSerializer
+from diagnosis.serializers import SessionIngest, session_ingest_from_body
 from diagnosis.services.ingestion import session_upsert
 from otlp.models import BufferedTrace, TraceState
 from otlp.services.mapping import MappedSession, MatchThresholds, session_payload_from_spans
@@ -23,7 +24,7 @@ class Mapped:
     """A trace's session payload, validated: `data` to ingest, or `error` saying why not."""
 
     mapped: MappedSession
-    data: dict | None
+    data: SessionIngest | None
     error: str
 
     @property
@@ -32,13 +33,13 @@ class Mapped:
 
 
 def buffered_trace_map(*, trace: BufferedTrace, records: list[SpanRecord], thresholds: MatchThresholds) -> Mapped:
-    """The session payload of the trace's spans, judged by `SessionIngestSerializer` as the session
+    """The session payload of the trace's spans, judged by `session_ingest_from_body` as the session
     API judges a posted one: every rule and limit of `POST /api/sessions` applies."""
     mapped = session_payload_from_spans(trace_id=trace.trace_id, spans=records, thresholds=thresholds)
-    serializer = SessionIngestSerializer(data=mapped.payload)
-    if serializer.is_valid():
-        return Mapped(mapped=mapped, data=serializer.validated_data, error="")
-    fields = flatten_field_errors(serializer.errors)
+    try:
+        return Mapped(mapped=mapped, data=session_ingest_from_body(mapped.payload), error="")
+    except ValidationError as error:
+        fields = flatten_field_errors(error.detail)
     if "query" in fields and not mapped.payload.get("query"):
         fields["query"] = [f"no span has an input: set one of {INPUT_ATTRIBUTES} (on the root span)"]
     described = " ".join(

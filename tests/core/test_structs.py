@@ -7,6 +7,7 @@ import pytest
 from msgspec import Meta
 from rest_framework.exceptions import ValidationError
 
+from core.api.fields import NOT_BLANK_PATTERN
 from core.api.structs import struct_from_body
 from diagnosis.models import Feedback
 from tests import contract
@@ -67,3 +68,37 @@ def test_the_feedback_body_keeps_its_component_and_the_choices_their_enum():
         "maxLength": 128,
         "pattern": r"^\S+$",
     }
+
+
+class Form(msgspec.Struct, kw_only=True, rename="camel"):
+    name: Annotated[str, Meta(min_length=1, pattern=NOT_BLANK_PATTERN)]
+    items: Annotated[list[Item], Meta(max_length=2)] = []
+    note: str | None = None
+
+
+def refused_form(data) -> dict[str, list[str]]:
+    with pytest.raises(ValidationError) as refusal:
+        struct_from_body(data, Form, every_field=True)
+    return {name: [str(message) for message in messages] for name, messages in refusal.value.detail.items()}
+
+
+@pytest.mark.parametrize(
+    ("data", "fields"),
+    [
+        (
+            {"name": " \t", "items": [{"itemName": "a", "feedback": "useful"}] * 3},
+            {"name": ["This field may not be blank."], "items": ["Ensure this field has no more than 2 elements."]},
+        ),
+        (
+            {"items": [{"itemName": "a", "feedback": "meh"}], "note": 5},
+            {
+                "name": ["This field is required."],
+                "items.0.feedback": ["'meh' is not one of: useful, not_useful."],
+                "note": ["Expected `str | null`, got `int`."],
+            },
+        ),
+        ({"name": None}, {"name": ["This field may not be null."]}),
+    ],
+)
+def test_every_field_names_each_invalid_top_level_field_as_a_serializer_did(data, fields):
+    assert refused_form(data) == fields

@@ -12,7 +12,7 @@ from cases.models import BadCase, BadCaseStatus
 from diagnosis.constants import Layer
 from diagnosis.evaluation_layers import self_evaluation_read
 from diagnosis.models import ClaimCheck, ClaimCheckRef, DiagnosisSession, EvidenceRef
-from diagnosis.serializers import SessionIngestSerializer
+from diagnosis.serializers import session_ingest_from_body
 from diagnosis.services import evaluation
 from diagnosis.services.evaluation import MISSING, STALE, session_evaluate, session_evaluation_run
 from diagnosis.services.evaluation_data import session_data_from_models, session_data_from_payload
@@ -344,8 +344,7 @@ def test_a_payload_is_judged_on_the_same_data_as_its_stored_rows(project):
         {"refId": "inv-3#2", "content": "chunk 3b 连接池耗尽"}
     )
     session = session_ingest(project, payload)
-    serializer = SessionIngestSerializer(data=payload)
-    serializer.is_valid(raise_exception=True)
+    validated = session_ingest_from_body(payload)
 
     from_db = session_data_from_models(
         session=DiagnosisSession.objects.get(pk=session.pk),
@@ -358,7 +357,7 @@ def test_a_payload_is_judged_on_the_same_data_as_its_stored_rows(project):
         [],
         ["inv-3#1", "inv-3#2"],
     ]
-    assert from_db == session_data_from_payload(data=serializer.validated_data)
+    assert from_db == session_data_from_payload(data=validated)
 
 
 # --- SQL statements per evaluated session: independent of invocations and claims -------------

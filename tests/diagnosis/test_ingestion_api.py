@@ -1,14 +1,18 @@
 import json
+import threading
 from datetime import datetime, timedelta
 
 import pytest
 from django.conf import settings
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from core.tenancy.models import ProjectAPIKey
 from diagnosis.models import DiagnosisSession, DiagnosisStep, EvidenceRef, ToolInvocation
+from diagnosis.serializers import session_ingest_from_body
 from diagnosis.services.evaluation import session_evaluation_record_failure
+from diagnosis.services.ingestion import session_upsert
 from diagnosis.services.rows import sha256_text
 from tests import clock
 from tests.factories import aiops_payload, chat_payload, evaluated_session, session_ingest, with_invocations
@@ -145,6 +149,21 @@ def test_invalid_field_is_named_in_400(api, mutate, field):
     assert DiagnosisSession.objects.count() == 0
 
 
+def test_text_is_trimmed_and_a_naive_instant_is_in_the_current_time_zone(api, project):
+    payload = chat_payload(query="  why is checkout slow?\n", createdAt="2026-11-30T08:00:00", finishedAt=None)
+    payload["toolInvocations"][0]["toolName"] = " search_logs "
+    ref = payload["toolInvocations"][0]["retrievalDetails"]["evidenceRefs"][0]
+    ref["content"] = "  kept as sent  "
+
+    assert post(api, payload).status_code == 201, payload
+
+    session = DiagnosisSession.objects.get()
+    assert session.query == "why is checkout slow?"
+    assert session.created_at == datetime(2026, 11, 30, 8, tzinfo=timezone.get_current_timezone())
+    assert session.invocations.get(position=0).tool_name == "search_logs"
+    assert EvidenceRef.objects.get(ref_id=ref["refId"]).content == "  kept as sent  "
+
+
 def test_malformed_json_is_400(api):
     response = api.post(URL, data="{not json", content_type="application/json")
     assert response.status_code == 400
@@ -264,14 +283,17 @@ def test_ingestion_query_count_is_independent_of_invocations(api, settings, coun
     with CaptureQueriesContext(connection) as create:
         assert post(api, with_invocations(chat_payload(sessionId="fresh"), count)).status_code == 201
 
-    # savepoints, lock/create, deletes, bulk inserts: the same for 1 or 25 calls (the key is cached)
+    # savepoints, create (or the refused INSERT, then the lock), deletes, bulk inserts: the same for
+    # 1 or 25 calls (the key is cached)
     assert len(replace) == EXPECTED_REPLACE_QUERIES, [q["sql"][:80] for q in replace.captured_queries]
     assert len(create) == EXPECTED_CREATE_QUERIES, [q["sql"][:80] for q in create.captured_queries]
 
 
-# ... + the day's change mark (one insert)
-EXPECTED_REPLACE_QUERIES = 10
-EXPECTED_CREATE_QUERIES = 8
+# ... + the day's change mark (one insert). A new session is INSERTed with no lookup first
+# (savepoint, INSERT session, 3 bulk inserts, the day's mark, release); a stored one refuses that
+# INSERT (savepoint, INSERT, rollback to it) and is then locked and replaced.
+EXPECTED_REPLACE_QUERIES = 14
+EXPECTED_CREATE_QUERIES = 7
 
 
 @pytest.mark.parametrize("rows", [1, 30])
@@ -372,3 +394,40 @@ def test_list_filters_on_the_evaluation_columns(api, project, staff_api, other_a
         response = api.get(URL + bad)
         assert response.status_code == 400, bad
         assert response.json()["error"]["fields"], bad
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_posts_of_one_new_session_id_create_it_once_and_replace_it(project, settings):
+    """A new session is INSERTed with no lookup first: the concurrent INSERTs of one new sessionId
+    wait on its unique key, and each but the first is refused and replaces the stored session,
+    under its row lock; every request answers, one 201, the others 200, and one payload's children
+    are stored, never a mix."""
+    settings.TASKS = {"default": {"BACKEND": "django.tasks.backends.dummy.DummyBackend"}}
+    payloads = [with_invocations(chat_payload(sessionId="s-race", answer=f"answer {n}"), 3 + n) for n in range(4)]
+    barrier = threading.Barrier(len(payloads))
+    created: list[bool] = []
+    errors: list[BaseException] = []
+
+    def run(payload) -> None:
+        try:
+            data = session_ingest_from_body(payload)
+            barrier.wait(timeout=10)
+            created.append(session_upsert(project=project, data=data).created)
+        except BaseException as exc:  # surfaced below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(payload,)) for payload in payloads]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+
+    assert not errors, errors
+    assert sorted(created) == [False, False, False, True]
+    session = DiagnosisSession.objects.get(session_id="s-race")
+    assert session.trace_version == len(payloads)  # created once, replaced by each of the others
+    stored = next(p for p in payloads if p["answer"] == session.answer)
+    assert session.invocations.count() == len(stored["toolInvocations"])

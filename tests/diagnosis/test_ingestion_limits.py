@@ -3,7 +3,6 @@ executor's claims are capped in number and size (SELFEVAL_MAX_CLAIMS, SELFEVAL_M
 SELFEVAL_MAX_EXCERPT_CHARS)."""
 
 import pytest
-from rest_framework import serializers
 
 from diagnosis import serializers as ingest
 from diagnosis.models import ClaimCheck, DiagnosisSession
@@ -15,46 +14,16 @@ pytestmark = pytest.mark.django_db
 URL = "/api/sessions"
 
 
-@pytest.fixture
-def validated_items(monkeypatch):
-    """Counts the list items the ingestion serializer validates, per item serializer."""
-    counts: dict[str, int] = {}
-
-    def counting(cls):
-        original = cls.run_validation
-
-        def run_validation(self, data=serializers.empty):
-            counts[cls.__name__] = counts.get(cls.__name__, 0) + 1
-            return original(self, data)
-
-        monkeypatch.setattr(cls, "run_validation", run_validation)
-
-    for cls in (
-        ingest.ActiveAlertSerializer,
-        ingest.StepInputSerializer,
-        ingest.ToolInvocationInputSerializer,
-        ingest.EvidenceRefInputSerializer,
-    ):
-        counting(cls)
-    return counts
-
-
+# Each item is invalid: were any validated before the list's length is checked, the error would name it.
 @pytest.mark.parametrize(
-    ("field", "limit", "item", "item_serializer"),
+    ("field", "limit", "item"),
     [
-        ("activeAlerts", ingest.MAX_ACTIVE_ALERTS, {"name": "DiskFull"}, "ActiveAlertSerializer"),
-        ("steps", ingest.MAX_STEPS, {"index": 0, "name": "plan", "status": "SUCCEEDED"}, "StepInputSerializer"),
-        (
-            "toolInvocations",
-            ingest.MAX_INVOCATIONS,
-            {"invocationId": "i", "toolName": "t", "status": "SUCCESS"},
-            "ToolInvocationInputSerializer",
-        ),
+        ("activeAlerts", ingest.MAX_ACTIVE_ALERTS, {"service": "no name"}),
+        ("steps", ingest.MAX_STEPS, {"index": "first", "name": "plan", "status": "SUCCEEDED"}),
+        ("toolInvocations", ingest.MAX_INVOCATIONS, {"invocationId": "i", "toolName": "t", "status": "OK"}),
     ],
 )
-def test_an_over_long_list_is_refused_before_any_item_is_validated(
-    api, project, validated_items, field, limit, item, item_serializer
-):
+def test_an_over_long_list_is_refused_before_any_item_is_validated(api, project, field, limit, item):
     payload = chat_payload()
     payload[field] = [item] * (20 * limit)
 
@@ -62,20 +31,18 @@ def test_an_over_long_list_is_refused_before_any_item_is_validated(
 
     assert response.status_code == 400
     assert response.json()["error"]["fields"] == {field: [f"Ensure this field has no more than {limit} elements."]}
-    assert validated_items.get(item_serializer, 0) == 0
     assert not DiagnosisSession.objects.exists()
 
 
-def test_over_many_refs_in_one_invocation_are_refused_before_validating_them(api, project, validated_items):
+def test_over_many_refs_in_one_invocation_are_refused_before_validating_them(api, project):
     payload = chat_payload()
     refs = payload["toolInvocations"][0]["retrievalDetails"]["evidenceRefs"]
-    refs[:] = [dict(refs[0], refId=f"r{n}") for n in range(ingest.MAX_REFS_PER_INVOCATION + 1)]
+    refs[:] = [{"refId": 5} for _ in range(ingest.MAX_REFS_PER_INVOCATION + 1)]
 
     response = post_json(api, URL, payload)
 
     assert response.status_code == 400
     assert list(response.json()["error"]["fields"]) == ["toolInvocations.0.retrievalDetails.evidenceRefs"]
-    assert validated_items.get("EvidenceRefInputSerializer", 0) == 0
 
 
 def _claims(

@@ -15,7 +15,7 @@ from core.tenancy.access import Access
 from diagnosis.constants import Layer
 from diagnosis.evaluation_layers import ROUND_MAX
 from diagnosis.models import ClaimCheck, DiagnosisSession, EvaluationState, EvidenceRef
-from diagnosis.serializers import SessionIngestSerializer
+from diagnosis.serializers import session_ingest_from_body
 from diagnosis.services.evaluation import session_evaluate, session_evaluation_request
 from diagnosis.services.evaluation_data import session_data_from_models, session_data_from_payload
 from reporting.selectors import calibration_get, dashboard_get, date_range_parse
@@ -169,8 +169,7 @@ def test_both_converters_agree_on_a_session_with_a_legacy_round(project):
     """The agent's layered round numbers nothing, read from the rows as from the payload."""
     payload = _reject_payload()
     session = session_ingest(project, payload)
-    serializer = SessionIngestSerializer(data=payload)
-    serializer.is_valid(raise_exception=True)
+    validated = session_ingest_from_body(payload)
 
     from_db = session_data_from_models(
         session=DiagnosisSession.objects.get(pk=session.pk),
@@ -178,5 +177,5 @@ def test_both_converters_agree_on_a_session_with_a_legacy_round(project):
         refs=EvidenceRef.objects.filter(session=session),
     )
 
-    assert from_db == session_data_from_payload(data=serializer.validated_data)
+    assert from_db == session_data_from_payload(data=validated)
     assert from_db.previous_round == 0

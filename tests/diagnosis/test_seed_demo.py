@@ -27,7 +27,7 @@ from diagnosis.models import (
     Project,
     ToolInvocation,
 )
-from diagnosis.serializers import SessionIngestSerializer
+from diagnosis.serializers import session_ingest_from_body
 from diagnosis.services.evaluation_config import evaluation_config, evaluation_judge
 from diagnosis.services.evaluation_data import session_data_from_payload
 from diagnosis.services.ingestion import session_upsert
@@ -91,10 +91,9 @@ def test_session_content_does_not_depend_on_the_run_size_but_on_the_seed():
     ]
 
 
-def test_every_generated_payload_is_accepted_by_the_ingestion_serializer():
+def test_every_generated_payload_is_accepted_by_the_ingestion_payload():
     for demo in build(FULL_CYCLE + 60):
-        serializer = SessionIngestSerializer(data=demo.payload)
-        assert serializer.is_valid(), (demo.session_id, serializer.errors)
+        session_ingest_from_body(demo.payload)  # valid, or ValidationError
 
 
 def test_a_full_cycle_covers_every_evidence_case_in_both_languages_and_modes():
@@ -205,9 +204,7 @@ def test_bulk_seeding_stores_exactly_what_the_ingestion_api_stores():
     assert result.created == FULL_CYCLE
     mirror = Project.objects.create(slug="mirror", name="Mirror")
     for demo in result.sessions:
-        serializer = SessionIngestSerializer(data=demo.payload)
-        assert serializer.is_valid(), serializer.errors
-        via_api = session_upsert(project=mirror, data=serializer.validated_data).session
+        via_api = session_upsert(project=mirror, data=session_ingest_from_body(demo.payload)).session
         bulk = DiagnosisSession.objects.get(project__slug=demo.project_slug, session_id=demo.session_id)
         via_api.refresh_from_db()
         assert _stored(bulk) == _stored(via_api), demo.scenario
@@ -278,9 +275,7 @@ def test_bulk_rule_score_is_the_rule_producers_even_for_a_failed_call_reporting_
         "matchLevel": "L0",
         "evidenceRefs": [{"refId": "inv-1#1", "source": "kb://x", "content": "partial chunk"}],
     }
-    serializer = SessionIngestSerializer(data=payload)
-    assert serializer.is_valid(), serializer.errors
-    rows = session_rows_from_payload(data=serializer.validated_data)
+    rows = session_rows_from_payload(data=session_ingest_from_body(payload))
 
     # 15 if the failed call's hit counted (+35 - 20)
     assert plausible_evaluation(replace(failed, payload=payload), rows, now=NOW)["evidence_score"] == 0
@@ -347,9 +342,9 @@ def test_the_pipeline_gives_each_scenario_its_verdicts_for_every_topic_and_langu
                 session_id="s-1",
                 rng=random.Random(f"{scenario.name}:{topic.key}:{language}"),
             )
-            serializer = SessionIngestSerializer(data=payload)
-            assert serializer.is_valid(), serializer.errors
-            result = evaluate(session_data_from_payload(data=serializer.validated_data), config=config, judge=judge)
+            result = evaluate(
+                session_data_from_payload(data=session_ingest_from_body(payload)), config=config, judge=judge
+            )
             verifier, aiops = result.layers.get(Layer.VERIFIER), result.layers.get(Layer.AIOPS)
             got = (verifier.verdict if verifier else "", aiops.verdict if aiops else "", result.failure_attribution)
             claims = [(c.claim_id, c.verdict, c.rationale) for c in result.claim_results if c.verdict != "SUPPORTED"]
