@@ -31,9 +31,7 @@ def session_upsert(*, project: Project, data: "SessionIngest", trusted_layers: b
     `data` is the validated payload (`session_ingest_from_body`), stored as the rows of
     `session_rows_from_payload`. Everything happens in one transaction: a replaced session never
     shows a mix of old and new children. The statement count is constant: children are deleted
-    by database cascades and inserted in bulk. A new session is one INSERT with no lookup before
-    it; a stored one costs that refused INSERT (rolled back), then its row lock and the replacement.
-    Evaluation is enqueued after commit.
+    by database cascades and inserted in bulk. Evaluation is enqueued after commit.
     `trusted_layers`: the payload's `selfEvaluation` is SelfEval's own export (`import_sessions`),
     not an agent's legacy JSON (`merge.self_evaluation_import`).
     """
@@ -42,13 +40,7 @@ def session_upsert(*, project: Project, data: "SessionIngest", trusted_layers: b
     for attempt in range(2):
         try:
             with transaction.atomic():
-                if attempt == 0:
-                    # A new session, as most are: its INSERT is the first statement, with no
-                    # lookup before it. A stored one refuses it (the unique (project, sessionId)),
-                    # and the second attempt locks and replaces it.
-                    session, created = _create(project, rows), True
-                else:
-                    session, created = _lock_or_create(project, rows)
+                session, created = _lock_or_create(project, rows)
                 # When it counted before (a re-post may move created_at) and when it counts now.
                 moments = [(session.project_id, session.created_at)]
                 if not created:
@@ -68,15 +60,11 @@ def session_upsert(*, project: Project, data: "SessionIngest", trusted_layers: b
                 transaction.on_commit(lambda pk=session.pk: _enqueue_evaluation(pk))
             return IngestResult(session=session, created=created)
         except IntegrityError:
-            # The sessionId is stored already (or a concurrent request created it between our
-            # lookup and insert): the second attempt finds it, under its row lock, and replaces it.
+            # A concurrent request created the same sessionId between our read and insert:
+            # the retry finds it and replaces it instead.
             if attempt:
                 raise
     raise AssertionError("unreachable")
-
-
-def _create(project: Project, rows: SessionRows) -> DiagnosisSession:
-    return DiagnosisSession.objects.create(project=project, session_id=rows.session_id, **rows.session)
 
 
 def _lock_or_create(project: Project, rows: SessionRows) -> tuple[DiagnosisSession, bool]:
@@ -88,7 +76,8 @@ def _lock_or_create(project: Project, rows: SessionRows) -> tuple[DiagnosisSessi
     )
     if session is not None:
         return session, False
-    return _create(project, rows), True
+    session = DiagnosisSession.objects.create(project=project, session_id=rows.session_id, **rows.session)
+    return session, True
 
 
 def _enqueue_evaluation(session_pk: int) -> None:

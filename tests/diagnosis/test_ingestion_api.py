@@ -283,17 +283,14 @@ def test_ingestion_query_count_is_independent_of_invocations(api, settings, coun
     with CaptureQueriesContext(connection) as create:
         assert post(api, with_invocations(chat_payload(sessionId="fresh"), count)).status_code == 201
 
-    # savepoints, create (or the refused INSERT, then the lock), deletes, bulk inserts: the same for
-    # 1 or 25 calls (the key is cached)
+    # savepoints, lock/create, deletes, bulk inserts: the same for 1 or 25 calls (the key is cached)
     assert len(replace) == EXPECTED_REPLACE_QUERIES, [q["sql"][:80] for q in replace.captured_queries]
     assert len(create) == EXPECTED_CREATE_QUERIES, [q["sql"][:80] for q in create.captured_queries]
 
 
-# ... + the day's change mark (one insert). A new session is INSERTed with no lookup first
-# (savepoint, INSERT session, 3 bulk inserts, the day's mark, release); a stored one refuses that
-# INSERT (savepoint, INSERT, rollback to it) and is then locked and replaced.
-EXPECTED_REPLACE_QUERIES = 14
-EXPECTED_CREATE_QUERIES = 7
+# ... + the day's change mark (one insert)
+EXPECTED_REPLACE_QUERIES = 10
+EXPECTED_CREATE_QUERIES = 8
 
 
 @pytest.mark.parametrize("rows", [1, 30])
@@ -399,10 +396,9 @@ def test_list_filters_on_the_evaluation_columns(api, project, staff_api, other_a
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_posts_of_one_new_session_id_create_it_once_and_replace_it(project, settings):
-    """A new session is INSERTed with no lookup first: the concurrent INSERTs of one new sessionId
-    wait on its unique key, and each but the first is refused and replaces the stored session,
-    under its row lock; every request answers, one 201, the others 200, and one payload's children
-    are stored, never a mix."""
+    """Concurrent posts of one new sessionId: the INSERTs wait on its unique key, each but the first
+    is refused and its retry replaces the stored session, under its row lock; every request
+    answers, one 201, the others 200, and one payload's children are stored, never a mix."""
     settings.TASKS = {"default": {"BACKEND": "django.tasks.backends.dummy.DummyBackend"}}
     payloads = [with_invocations(chat_payload(sessionId="s-race", answer=f"answer {n}"), 3 + n) for n in range(4)]
     barrier = threading.Barrier(len(payloads))

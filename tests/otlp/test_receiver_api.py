@@ -538,9 +538,9 @@ def test_statements_of_a_buffering_export_do_not_grow_with_its_spans(api, api_ke
     # INSERT spans, UPDATE traces, release
     with django_assert_num_queries(7):
         assert export(api, protobuf_body(children[1:])).status_code == 200
-    # ... plus reading the trace's spans and session_upsert's own five for a new session (savepoint,
-    # INSERT session, INSERT steps, the day's change mark, release), whatever the number of spans
-    with django_assert_num_queries(13):
+    # ... plus reading the trace's spans and session_upsert's own six (savepoint, lock, INSERT
+    # session, INSERT steps, the day's change mark, release), whatever the number of spans
+    with django_assert_num_queries(14):
         assert export(api, protobuf_body(root)).status_code == 200
     assert DiagnosisSession.objects.get().steps.count() == 40
 
@@ -551,9 +551,8 @@ def test_statements_of_a_whole_trace_in_one_request(api, recorder, django_assert
     export(api, b"")  # the key is verified and cached once
 
     # savepoint, INSERT trace ON CONFLICT, SELECT ... FOR UPDATE, INSERT spans (a new trace has no
-    # stored span to look up or read back), session_upsert's seven for a new session (savepoint,
-    # INSERT session, steps, invocations, evidence refs, the day's change mark, release), UPDATE
-    # trace, release
-    with django_assert_num_queries(13):
+    # stored span to look up or read back), session_upsert's eight (savepoint, lock, INSERT session,
+    # steps, invocations, evidence refs, the day's change mark, release), UPDATE trace, release
+    with django_assert_num_queries(14):
         assert export(api, body).status_code == 200
     assert DiagnosisSession.objects.get().invocations.count() == 3
