@@ -1,11 +1,9 @@
 """The dashboard reads past days from the per-day rollups, which follow every change of what they count."""
 
 import datetime as dt
-import threading
 
 import pytest
 from django.core.management import call_command
-from django.db import connection
 from django.template.loader import render_to_string
 from django.urls import reverse
 
@@ -17,6 +15,7 @@ from reporting.models import SessionDay, SessionDayChange
 from reporting.selectors import DateRange, dashboard_get
 from reporting.services.session_days import session_days_settle
 from tests import clock
+from tests.concurrency import at_once
 from tests.factories import (
     diagnosis_payload,
     evaluated_session,
@@ -188,23 +187,8 @@ def test_concurrent_votes_on_one_day_leave_its_rollup_exact(project):
     sessions = [
         evaluated_session(project, f"s-{n}", verdict="PASS", created_at=clock.ago(days=2, minutes=n)) for n in range(4)
     ]
-    barrier = threading.Barrier(len(sessions))
-    errors: list[BaseException] = []
 
-    def vote(session) -> None:
-        try:
-            barrier.wait(timeout=10)
-            feedback_of(session, "not_useful")
-        except BaseException as exc:  # surfaced below
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=vote, args=(session,)) for session in sessions]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
+    _, errors = at_once(lambda session: feedback_of(session, "not_useful"), sessions)
 
     assert not errors, errors
     assert SessionDayChange.objects.filter(project=project, day=clock.ago(days=2).date()).count() >= 4

@@ -1,5 +1,4 @@
 import json
-import threading
 from datetime import datetime, timedelta
 
 import pytest
@@ -15,6 +14,7 @@ from diagnosis.services.evaluation import session_evaluation_record_failure
 from diagnosis.services.ingestion import session_upsert
 from diagnosis.services.rows import sha256_text
 from tests import clock
+from tests.concurrency import at_once
 from tests.factories import aiops_payload, chat_payload, evaluated_session, session_ingest, with_invocations
 
 pytestmark = pytest.mark.django_db
@@ -401,25 +401,9 @@ def test_concurrent_posts_of_one_new_session_id_create_it_once_and_replace_it(pr
     answers, one 201, the others 200, and one payload's children are stored, never a mix."""
     settings.TASKS = {"default": {"BACKEND": "django.tasks.backends.dummy.DummyBackend"}}
     payloads = [with_invocations(chat_payload(sessionId="s-race", answer=f"answer {n}"), 3 + n) for n in range(4)]
-    barrier = threading.Barrier(len(payloads))
-    created: list[bool] = []
-    errors: list[BaseException] = []
+    parsed = [session_ingest_from_body(payload) for payload in payloads]
 
-    def run(payload) -> None:
-        try:
-            data = session_ingest_from_body(payload)
-            barrier.wait(timeout=10)
-            created.append(session_upsert(project=project, data=data).created)
-        except BaseException as exc:  # surfaced below
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(payload,)) for payload in payloads]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
+    created, errors = at_once(lambda data: session_upsert(project=project, data=data).created, parsed)
 
     assert not errors, errors
     assert sorted(created) == [False, False, False, True]
