@@ -76,6 +76,7 @@ class Row:
     fold: int
     label: int  # index in CLASSES
     x: list[float]
+    source: str = ""  # the manifest entry's path
 
 
 def manifest_read(path: Path = MANIFEST) -> list[dict[str, str]]:
@@ -165,7 +166,8 @@ def training_rows(
                         round(encoder.similarity(pair.claim, pair_windows(pair.evidence, pair.excerpt)[0]), 6)
                     ]
                 x = [*x, *cosines[key]]
-            rows.append(Row(entry["group"], entry["kind"], fold_of(pair.claim), CLASSES.index(pair.label), x))
+            label = CLASSES.index(pair.label)
+            rows.append(Row(entry["group"], entry["kind"], fold_of(pair.claim), label, x, entry["path"]))
     return rows
 
 
@@ -300,5 +302,5 @@ def model_train(*, rows: Sequence[Row], kind: str = KIND, sources: list[dict[str
         "version": VERSION,
         "thresholds": thresholds,
         "thresholds_per_left_out_group": per_group,
-        "trained_on": [{**s, "pairs": sum(r.group == s["group"] for r in rows)} for s in sources],
+        "trained_on": [{**s, "pairs": sum(r.source == s["path"] for r in rows)} for s in sources],
     }

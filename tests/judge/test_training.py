@@ -40,6 +40,9 @@ def test_refitting_on_the_committed_data_gives_the_committed_model():
 
     refitted = calibrated_model(rows, committed.kind)
 
+    assert [t["pairs"] for t in committed.raw["trained_on"]] == [
+        sum(r.source == entry["path"] for r in rows) for entry in manifest_read()
+    ]  # each training file's own count
     for row in random.Random(7).sample(rows, 300):
         assert refitted.raw_proba(row.x) == pytest.approx(committed.raw_proba(row.x), abs=1e-4)
         assert refitted.proba(row.x) == pytest.approx(committed.proba(row.x), abs=0.05)
