@@ -37,6 +37,7 @@ def test_the_team_sets_held_out_parts_pass_the_committed_gate(encoder_on):
     """The regression gate on the committed sets (CI also gates the shared files when present)."""
     output = benchmark(*sorted(map(str, JUDGE_FIXTURES.glob("*.jsonl"))), "--gate", str(GATE))
 
+    assert "sentence encoder: installed, weighing the English claims" in output
     assert "FAIL" not in output and output.count("PASS") == len(list(JUDGE_FIXTURES.glob("*.jsonl")))
 
 
@@ -88,6 +89,7 @@ def test_the_command_prints_the_figures_per_file_and_language_with_the_baseline(
 
     assert "[pairs.jsonl] n=4" in output and "[pairs.jsonl en] n=3" in output and "[pairs.jsonl zh] n=1" in output
     assert "balanced accuracy" in output and "word-overlap baseline" in output and "pairs/s" in output
+    assert "sentence encoder: not used" in output  # the suite's judge, as a default install's
     report = json.loads(benchmark(str(path), "--json"))["pairs.jsonl"]
     assert sum(report["confusion"]["SUPPORTED"].values()) == 2 and report["llm_claims"] == 0
     assert set(report["baseline"]) == {"word", "char"} and "mistakes" not in report

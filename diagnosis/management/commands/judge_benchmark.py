@@ -73,6 +73,11 @@ class Command(BaseCommand):
                     report.pop("mistakes")
             self.stdout.write(json.dumps(reports, ensure_ascii=False, indent=2, default=str))
         else:
+            encoded = sentence_encoder() is not None
+            self.stdout.write(
+                "the deterministic judge's sentence encoder: "
+                + ("installed, weighing the English claims" if encoded else "not used (not installed or switched off)")
+            )
             for name, report in reports.items():
                 self._file(name, report, mistakes=options["mistakes"])
         if gate:
