@@ -119,19 +119,6 @@ def _strip(struct: Struct, *names: str) -> None:
             setattr(struct, name, value.strip())
 
 
-class Alert(Struct, kw_only=True, rename="camel"):
-    """The alert that started an AIOps session."""
-
-    name: _text(200)
-    service: Annotated[str, Meta(max_length=200)] = ""
-    severity: Annotated[str, Meta(max_length=32)] = ""
-    labels: _OBJECT = msgspec.field(default_factory=dict)
-    starts_at: Annotated[str, Meta(max_length=64)] | None | UnsetType = UNSET
-
-    def __post_init__(self) -> None:
-        _strip(self, "name", "service", "severity", "starts_at")
-
-
 class ActiveAlert(Struct, kw_only=True, rename="camel"):
     """Another alert firing while the session ran."""
 
@@ -142,6 +129,16 @@ class ActiveAlert(Struct, kw_only=True, rename="camel"):
 
     def __post_init__(self) -> None:
         _strip(self, "name", "service", "severity")
+
+
+class Alert(ActiveAlert, kw_only=True, rename="camel"):
+    """The alert that started an AIOps session."""  # an active alert's fields, and when it started
+
+    starts_at: Annotated[str, Meta(max_length=64)] | None | UnsetType = UNSET
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _strip(self, "starts_at")
 
 
 class StepInput(Struct, kw_only=True, rename="camel"):
@@ -246,10 +243,10 @@ def session_ingest_from_body(data: Any) -> SessionIngest:
     across fields (duplicates, the executor output's limits, the legacy JSON, step indexes)."""
     payload = struct_from_body(data, SessionIngest, every_field=True)
     errors: dict[str, list[str]] = {}
-    for name, value in (("createdAt", payload.created_at), ("finishedAt", payload.finished_at)):
-        if value is not None:
+    for name, attribute in (("createdAt", "created_at"), ("finishedAt", "finished_at")):
+        if (value := getattr(payload, attribute)) is not None:
             try:
-                setattr(payload, _ATTRIBUTES[name], _aware(value))
+                setattr(payload, attribute, _aware(value))
             except OverflowError:
                 errors[name] = ["Datetime value out of range."]
     # Past the limits is a 400; not executor_evidence_v2 at all is stored as sent (evaluated INVALID).
@@ -297,9 +294,6 @@ def session_ingest_from_body(data: Any) -> SessionIngest:
                     {f"toolInvocations.{position}.stepIndex": [f"No step has index {inv.step_index}."]}
                 )
     return payload
-
-
-_ATTRIBUTES = {"createdAt": "created_at", "finishedAt": "finished_at"}
 
 
 def _aware(value: datetime) -> datetime:
